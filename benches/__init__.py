@@ -1,0 +1,1 @@
+"""Benchmarks: native vs reference vs the obvious baseline, one file per hot path."""

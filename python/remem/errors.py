@@ -1,0 +1,137 @@
+"""Every exception remem raises. All derive from :class:`RememError`.
+
+The tree::
+
+    RememError
+    ├── ConfigError                (ValueError)   invalid configuration; fix the value named
+    ├── InputError                 (ValueError)   invalid input to a kernel or an API call
+    │   ├── DTypeError                            wrong numpy dtype (expected vs actual)
+    │   ├── LayoutError                           array not C-contiguous
+    │   ├── ShapeError                            length or dimension mismatch
+    │   ├── NonFiniteError                        NaN or infinity where not allowed
+    │   ├── InvalidArgumentError                  value out of range, unknown option
+    │   └── NaiveDatetimeError                    a datetime without a timezone
+    ├── BudgetError                (ValueError)   must-keep items exceed the token budget
+    ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
+    ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
+    └── StoreError                                a store refused or failed an operation
+        ├── StoreClosedError                      used after aclose()
+        ├── DuplicateIdError                      an id that already exists; nothing changed
+        ├── NotFoundError          (KeyError)     unknown id, session or collection
+        ├── DimensionMismatchError                vector of another dimension than the collection's
+        ├── EmbeddingModelMismatchError           collection opened with another embedding model
+        ├── IntegrityError                        stored data failed a consistency check
+        └── BackendError                          the database or index library itself failed
+
+Native kernels raise these same classes (see ``rust/src/py/errors.rs``), so one ``except`` clause
+covers both layers. Messages say what was wrong and what to do next.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BackendError",
+    "BudgetError",
+    "ConfigError",
+    "DTypeError",
+    "DimensionMismatchError",
+    "DuplicateIdError",
+    "EmbeddingModelMismatchError",
+    "InputError",
+    "IntegrityError",
+    "InvalidArgumentError",
+    "LayoutError",
+    "NaiveDatetimeError",
+    "NativeError",
+    "NonFiniteError",
+    "NotFoundError",
+    "RememError",
+    "ShapeError",
+    "StoreClosedError",
+    "StoreError",
+    "UnknownEncodingError",
+]
+
+
+class RememError(Exception):
+    """Base class of every error remem raises."""
+
+
+class ConfigError(RememError, ValueError):
+    """A configuration value is invalid; the message names the field and its valid range."""
+
+
+class InputError(RememError, ValueError):
+    """Invalid input to a kernel or an API call."""
+
+
+class DTypeError(InputError):
+    """An array has the wrong dtype."""
+
+
+class LayoutError(InputError):
+    """An array is not C-contiguous."""
+
+
+class ShapeError(InputError):
+    """Lengths or dimensions do not match."""
+
+
+class NonFiniteError(InputError):
+    """A NaN or infinity where only finite values are allowed."""
+
+
+class InvalidArgumentError(InputError):
+    """A value is out of range or an option is unknown."""
+
+
+class NaiveDatetimeError(InputError):
+    """A datetime has no timezone; remem compares instants and needs aware datetimes."""
+
+
+class BudgetError(RememError, ValueError):
+    """Items that must be kept cost more than the budget allows."""
+
+
+class UnknownEncodingError(RememError, ValueError):
+    """A tokenizer encoding that is not built in."""
+
+
+class NativeError(RememError, RuntimeError):
+    """A bug in the native core. User input never causes this; please report it."""
+
+
+class StoreError(RememError):
+    """A store refused or failed an operation."""
+
+
+class StoreClosedError(StoreError):
+    """The store was used after ``aclose()``."""
+
+
+class DuplicateIdError(StoreError):
+    """An id that already exists was written again; nothing was changed."""
+
+
+class NotFoundError(StoreError, KeyError):
+    """An unknown id, session or collection."""
+
+    def __str__(self) -> str:
+        # KeyError.__str__ quotes its argument; keep the message readable.
+        return str(self.args[0]) if self.args else ""
+
+
+class DimensionMismatchError(StoreError):
+    """A vector's dimension differs from its collection's."""
+
+
+class EmbeddingModelMismatchError(StoreError):
+    """A collection was opened with another embedding model than it was built with."""
+
+
+class IntegrityError(StoreError):
+    """Stored data failed a consistency check."""
+
+
+class BackendError(StoreError):
+    """The underlying database or index library failed; the original error is chained."""

@@ -1,0 +1,17 @@
+"""Typed façade over remem._native: the one place an input may be copied or converted.
+
+Every function takes array-likes, converts them to the exact dtype and layout the native kernel
+needs (one copy at most, here and nowhere else), and returns fresh numpy arrays. Each has a
+pure-Python twin of the same name in :mod:`remem.reference` whose docstring is the specification.
+"""
+
+from __future__ import annotations
+
+import os
+
+from remem import _native
+
+# rayon's worker threads do not survive fork(); a forked child runs kernels single-threaded.
+os.register_at_fork(after_in_child=_native.after_fork_in_child)
+
+__all__: list[str] = []

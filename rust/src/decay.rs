@@ -1,0 +1,1 @@
+//! Decay kernels (lifecycle). Filled in by the native-core work.

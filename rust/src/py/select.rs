@@ -1,0 +1,7 @@
+//! Bindings for the select kernels.
+
+use pyo3::prelude::*;
+
+pub(crate) fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Token estimation and exact counting. Filled in by the native-core work.

@@ -1,0 +1,1 @@
+//! Vector top-k (cosine, dot, int8 scan with float32 rescoring). Filled in by the native-core work.
