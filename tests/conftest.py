@@ -1,1 +1,5 @@
 """Shared fixtures for the test suite."""
+
+from __future__ import annotations
+
+pytest_plugins = ["tests.postgres"]

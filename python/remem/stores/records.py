@@ -1,0 +1,69 @@
+"""The RecordStore protocol: memory records with lifecycle and provenance, worked on in sets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, Self, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleColumns:
+    """Columnar lifecycle state of many records, ready for the native fused scorer.
+
+    Times are float64 UNIX seconds; ``stage`` holds MemoryStage values as strings.
+    """
+
+    ids: list[str]
+    stage: list[str]
+    base_score: NDArray[np.float64]
+    score_reference_time: NDArray[np.float64]
+    created_at: NDArray[np.float64]
+    access_count: NDArray[np.int64]
+    confidence: NDArray[np.float64]
+    relationship_count: NDArray[np.int64]
+    protected: NDArray[np.bool_]
+
+
+@runtime_checkable
+class RecordStore(Protocol):
+    """Memory records.
+
+    Contract (every backend): ``put`` of an existing id raises DuplicateIdError and writes nothing
+    of the batch; ``get`` returns records in the order asked and raises NotFoundError naming the
+    missing ids; ``scan`` and ``lifecycle_columns`` cover every matching record (no caps);
+    lifecycle updates of many records are one atomic, set-based statement, never a per-row loop.
+    """
+
+    async def put(self, records: Sequence[MemoryRecord]) -> None: ...
+    async def upsert(self, records: Sequence[MemoryRecord]) -> None: ...
+    async def get(self, ids: Sequence[str]) -> list[MemoryRecord]: ...
+    async def scan(
+        self,
+        *,
+        stages: Sequence[MemoryStage] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        namespace: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[MemoryRecord]: ...
+    async def count(self, *, stages: Sequence[MemoryStage] | None = None) -> int: ...
+    async def lifecycle_columns(
+        self, *, stages: Sequence[MemoryStage] | None = None
+    ) -> LifecycleColumns: ...
+    async def update_lifecycle(
+        self, updates: Sequence[tuple[str, MemoryLifecycleMetadata]]
+    ) -> None: ...
+    async def record_accesses(
+        self, ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
+    ) -> None: ...
+    async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None: ...
+    async def delete(self, ids: Sequence[str]) -> int: ...
+    async def aclose(self) -> None: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, *exc: object) -> None: ...
