@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector backends (optional extra ``remem[postgres]``)."""
