@@ -145,8 +145,15 @@ _TEMPLATES = (
     "Why does `{code}` return {n} instead of {n2}?",
     "Ugh, {topic} again... I'm SO tired of it.",
 )  # fmt: skip
-_CODES = ("len(items)", "df.groupby('user_id').sum()", "git rebase -i HEAD~3", "npm run build",
-          "SELECT * FROM users WHERE id = 42;", "KeyError: 'name'", "x = [i**2 for i in range(10)]")
+_CODES = (
+    "len(items)",
+    "df.groupby('user_id').sum()",
+    "git rebase -i HEAD~3",
+    "npm run build",
+    "SELECT * FROM users WHERE id = 42;",
+    "KeyError: 'name'",
+    "x = [i**2 for i in range(10)]",
+)
 
 
 def _chat_sentence(rng: random.Random) -> str:
@@ -187,14 +194,30 @@ _EMOJI = (
 def _json_value(rng: random.Random, depth: int) -> object:
     r = rng.random()
     if depth < 3 and r < 0.25:
-        keys = ("id", "user_id", "name", "email", "created_at", "tags", "score", "active",
-                "metadata", "items", "status", "count", "price", "description", "url", "type")
+        keys = (
+            "id",
+            "user_id",
+            "name",
+            "email",
+            "created_at",
+            "tags",
+            "score",
+            "active",
+            "metadata",
+            "items",
+            "status",
+            "count",
+            "price",
+            "description",
+            "url",
+            "type",
+        )
         return {rng.choice(keys) + ("" if rng.random() < 0.7 else f"_{rng.randint(1, 9)}"):
                 _json_value(rng, depth + 1) for _ in range(rng.randint(1, 6))}  # fmt: skip
     if depth < 3 and r < 0.35:
         return [_json_value(rng, depth + 1) for _ in range(rng.randint(0, 5))]
     if r < 0.5:
-        return rng.randint(-10, 10**rng.randint(1, 9))
+        return rng.randint(-10, 10 ** rng.randint(1, 9))
     if r < 0.6:
         return round(rng.uniform(-1000, 1000), rng.randint(1, 6))
     if r < 0.67:
@@ -207,7 +230,7 @@ def _json_value(rng: random.Random, depth: int) -> object:
 
 
 def _json(rng: random.Random, size: int) -> str:
-    docs = []
+    docs: list[str] = []
     while sum(map(len, docs)) < size:
         obj = {"id": rng.randint(1, 10**6), "data": _json_value(rng, 0)}
         docs.append(json.dumps(obj, ensure_ascii=rng.random() < 0.5, indent=rng.choice((None, 2))))
@@ -239,7 +262,9 @@ def _logs(rng: random.Random, size: int) -> str:
             size=rng.randint(100, 99999), ms=rng.randint(1, 5000), uuid=f"{rng.getrandbits(64):016x}",
             word=rng.choice(("ok", "failed", "timeout", "handlers", "views")),
         )  # fmt: skip
-        stamp = f"2024-05-{rng.randint(1, 28):02d} {t // 3600 % 24:02d}:{t // 60 % 60:02d}:{t % 60:02d}"
+        stamp = (
+            f"2024-05-{rng.randint(1, 28):02d} {t // 3600 % 24:02d}:{t // 60 % 60:02d}:{t % 60:02d}"
+        )
         lines.append(f"{stamp},{rng.randint(0, 999):03d} {rng.choice(_LEVELS):<7} "
                      f"[{rng.choice(_LOGGERS)}] {msg}")  # fmt: skip
     return "\n".join(lines)

@@ -75,7 +75,12 @@ pub fn count_tokens<S: AsRef<str> + Sync>(texts: &[S], encoding: Encoding) -> Ve
                 .map(|t| count_one(t.as_ref(), encoding))
                 .collect()
         },
-        || texts.iter().map(|t| count_one(t.as_ref(), encoding)).collect(),
+        || {
+            texts
+                .iter()
+                .map(|t| count_one(t.as_ref(), encoding))
+                .collect()
+        },
     )
 }
 
@@ -129,7 +134,11 @@ mod tests {
     fn round_trip() {
         for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let tok = enc.tokenizer();
-            for text in ["Привет, мир! 你好 🎉", "fn main() {\n    x += 1;\n}", " \t\n\n  x"] {
+            for text in [
+                "Привет, мир! 你好 🎉",
+                "fn main() {\n    x += 1;\n}",
+                " \t\n\n  x",
+            ] {
                 let ids = tok.encode(text);
                 assert_eq!(tok.decode(&ids).as_deref(), Some(text));
                 assert_eq!(ids.len(), tok.count(text));

@@ -39,7 +39,9 @@ def estimate_tokens(texts: Sequence[str]) -> NDArray[np.int64]:
     return _native.estimate_tokens(texts)
 
 
-def count_tokens(texts: Sequence[str], encoding: Encoding | str = "o200k_base") -> NDArray[np.int64]:
+def count_tokens(
+    texts: Sequence[str], encoding: Encoding | str = "o200k_base"
+) -> NDArray[np.int64]:
     """Exact token count of each text under ``encoding`` (ordinary text, no special tokens).
 
     Raises :class:`~remem.errors.UnknownEncodingError` for names other than ``"o200k_base"``

@@ -67,9 +67,7 @@ fn owned_texts(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
             "texts must be a sequence of str, e.g. a list of strings".into(),
         )
     })?;
-    iter.enumerate()
-        .map(|(i, t)| owned_text(&t?, i))
-        .collect()
+    iter.enumerate().map(|(i, t)| owned_text(&t?, i)).collect()
 }
 
 /// Estimated o200k_base token count of each text.

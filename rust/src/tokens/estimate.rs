@@ -280,7 +280,10 @@ mod tests {
 
     #[test]
     fn word_rules() {
-        let cls: Vec<u8> = "HTTPServer x".chars().map(|c| char_class(c.into())).collect();
+        let cls: Vec<u8> = "HTTPServer x"
+            .chars()
+            .map(|c| char_class(c.into()))
+            .collect();
         assert_eq!(word_end(&cls, 0), 10);
         let cps: Vec<u32> = "don't".chars().map(u32::from).collect();
         assert_eq!(suffix_len(&cps, 3), 2);
