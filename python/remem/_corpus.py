@@ -1,3 +1,4 @@
+# ruff: noqa: E501, RUF001  (word lists in other scripts; dense generator templates)
 """Deterministic, seeded text for tests and benchmarks (no network, no randomness beyond ``seed``).
 
 ``generate(kind, n, seed)`` returns ``n`` texts of one kind, each sized for roughly 20-2,000
