@@ -3,7 +3,8 @@
 MAE (the brief's "mean absolute error"): the mean over texts of
 ``|estimate - exact| / max(exact, 1)`` where ``exact`` is ``count_tokens(text, "o200k_base")``,
 over texts whose exact count is in [20, 2000]. The cost tables are calibrated on seed 0 of
-:mod:`remem._corpus` (all kinds pooled); these tests measure on seeds 1 and 2, which the calibration never saw.
+:mod:`remem._corpus` (all kinds pooled); these tests measure on seeds 1 and 2, which the
+calibration never saw.
 
 Regenerate the tables (Rust and Python) after changing the estimator's rules::
 
@@ -138,7 +139,8 @@ def write_tables(cost: list[list[list[int]]], slope: list[int], suffix: int) -> 
           f"pub(super) const SUFFIX: u32 = {suffix};", "#[rustfmt::skip]",
           f"pub(super) static SLOPE: [u32; {N_KINDS}] = {slope};", "#[rustfmt::skip]",
           f"pub(super) static COST: [[[u32; LMAX + 1]; 3]; {N_KINDS}] = ["]  # fmt: skip
-    py = ["# ruff: noqa: E501  (generated data)", f'"""{head}"""', "", f"LMAX = {LMAX}", f"SUFFIX = {suffix}", f"SLOPE = {slope}",
+    py = ["# ruff: noqa: E501  (generated data)", f'"""{head}"""', "", f"LMAX = {LMAX}",
+          f"SUFFIX = {suffix}", f"SLOPE = {slope}",
           "# fmt: off", "COST = ["]  # fmt: skip
     for rows in cost:
         rs.append("    [")
