@@ -48,10 +48,9 @@ impl Encoding {
     }
 }
 
-// Measured with benches/bench_tokens.py-style batches of chat turns (~60 tokens each) on the
-// 2-core dev box: below ~64 texts the pool's wake-up (~20-40 µs) costs more than the second core
-// saves for exact counting (~5 µs per turn); the estimator is ~15x cheaper per text, so it needs
-// a proportionally larger batch before a second thread pays off.
+// PROVISIONAL, not yet benchmarked: derived from the measured one-core per-text costs on chat
+// turns (~310 µs exact, ~23 µs estimate per turn of ~60-2000 tokens; benches/bench_tokens.py) and
+// an assumed ~20-40 µs pool wake-up. Replace with a threshold sweep before relying on it.
 const COUNT_PAR_THRESHOLD: usize = 64;
 const ESTIMATE_PAR_THRESHOLD: usize = 1024;
 
