@@ -4,6 +4,11 @@ Every function validates its arrays (dtype, C-contiguity, lengths) and raises th
 remem.errors; use remem.kernels, the typed façade, rather than calling these directly.
 """
 
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
 __version__: str
 
 def after_fork_in_child() -> None: ...
@@ -14,5 +19,10 @@ def configured_threads() -> int: ...
 # --- selection (budgeted knapsack) ------------------------------------------------------------
 
 # --- tokens (estimate, exact count) -----------------------------------------------------------
+
+def estimate_tokens(texts: Sequence[str]) -> NDArray[np.int64]: ...
+def count_tokens(texts: Sequence[str], encoding: str = "o200k_base") -> NDArray[np.int64]: ...
+def estimate_tokens_one(text: str) -> int: ...
+def count_tokens_one(text: str, encoding: str = "o200k_base") -> int: ...
 
 # --- top-k (f32 exact, int8 quantized) --------------------------------------------------------
