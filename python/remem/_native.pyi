@@ -16,3 +16,30 @@ def configured_threads() -> int: ...
 # --- tokens (estimate, exact count) -----------------------------------------------------------
 
 # --- top-k (f32 exact, int8 quantized) --------------------------------------------------------
+
+import numpy as np
+from numpy.typing import NDArray
+
+def top_k(
+    queries: NDArray[np.float32],
+    matrix: NDArray[np.float32],
+    k: int,
+    *,
+    metric: str = "cosine",
+    mask: NDArray[np.bool_] | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.float32]]: ...
+def quantize(
+    matrix: NDArray[np.float32],
+) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.float32]]: ...
+def top_k_quantized(
+    queries: NDArray[np.float32],
+    codes: NDArray[np.int8],
+    scales: NDArray[np.float32],
+    norms: NDArray[np.float32],
+    matrix: NDArray[np.float32],
+    k: int,
+    *,
+    metric: str = "cosine",
+    mask: NDArray[np.bool_] | None = None,
+    candidates: int | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.float32]]: ...
