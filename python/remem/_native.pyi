@@ -17,8 +17,8 @@ def configured_threads() -> int: ...
 
 # --- top-k (f32 exact, int8 quantized) --------------------------------------------------------
 
-import numpy as np
-from numpy.typing import NDArray
+import numpy as np  # noqa: E402
+from numpy.typing import NDArray  # noqa: E402
 
 def top_k(
     queries: NDArray[np.float32],

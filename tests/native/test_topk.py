@@ -19,7 +19,7 @@ from remem.errors import (
 from remem.kernels import topk
 from remem.reference import topk as ref
 
-METRICS = ["cosine", "dot"]
+METRICS: list[topk.Metric] = ["cosine", "dot"]
 # Scores of the float32 kernel vs the float64 reference (see remem.reference.topk).
 TOL = 2e-5
 
@@ -30,7 +30,7 @@ def small_ints(n: int, d: int, seed: int, lo: int = -4, hi: int = 4) -> NDArray[
 
 
 def full_sort(
-    q: NDArray[np.float32], m: NDArray[np.float32], k: int, metric: str
+    q: NDArray[np.float32], m: NDArray[np.float32], k: int, metric: topk.Metric
 ) -> NDArray[np.int64]:
     """Top-k by a stable full sort on -score (NaN last), ties to the lower index."""
     s = m.astype(np.float64) @ q.astype(np.float64)
@@ -46,9 +46,11 @@ shapes = st.tuples(st.integers(0, 30), st.integers(1, 8))
 
 
 @settings(max_examples=60, deadline=None)
-@given(shape=shapes, k=st.integers(0, 35), seed=st.integers(0, 2**16), metric=st.sampled_from(METRICS))
+@given(
+    shape=shapes, k=st.integers(0, 35), seed=st.integers(0, 2**16), metric=st.sampled_from(METRICS)
+)
 def test_native_matches_reference_with_ties(
-    shape: tuple[int, int], k: int, seed: int, metric: str
+    shape: tuple[int, int], k: int, seed: int, metric: topk.Metric
 ) -> None:
     n, d = shape
     m = small_ints(n, d, seed)
@@ -72,7 +74,7 @@ def test_native_matches_reference_with_ties(
     metric=st.sampled_from(METRICS),
 )
 def test_equals_full_sort_on_separated_scores(
-    n: int, d: int, k: int, seed: int, metric: str
+    n: int, d: int, k: int, seed: int, metric: topk.Metric
 ) -> None:
     rng = np.random.default_rng(seed)
     m = rng.standard_normal((n, d)).astype(np.float32)
@@ -91,8 +93,10 @@ def test_equals_full_sort_on_separated_scores(
 
 
 @settings(max_examples=40, deadline=None)
-@given(shape=shapes, k=st.integers(0, 12), seed=st.integers(0, 2**16), metric=st.sampled_from(METRICS))
-def test_mask_respected(shape: tuple[int, int], k: int, seed: int, metric: str) -> None:
+@given(
+    shape=shapes, k=st.integers(0, 12), seed=st.integers(0, 2**16), metric=st.sampled_from(METRICS)
+)
+def test_mask_respected(shape: tuple[int, int], k: int, seed: int, metric: topk.Metric) -> None:
     n, d = shape
     rng = np.random.default_rng(seed)
     m = small_ints(n, d, seed)
@@ -116,7 +120,7 @@ def test_mask_respected(shape: tuple[int, int], k: int, seed: int, metric: str) 
     metric=st.sampled_from(METRICS),
 )
 def test_batch_equals_stacked_singles(
-    n: int, nq: int, d: int, k: int, seed: int, metric: str
+    n: int, nq: int, d: int, k: int, seed: int, metric: topk.Metric
 ) -> None:
     rng = np.random.default_rng(seed)
     m = rng.standard_normal((n, d)).astype(np.float32)
@@ -154,7 +158,8 @@ def test_k_larger_than_n_and_empty() -> None:
     idx, scores = topk.top_k([1.0, 2.0, 3.0], m, 100)
     assert sorted(idx.tolist()) == [0, 1, 2, 3]
     idx, scores = topk.top_k([1.0, 2.0, 3.0], np.zeros((0, 3), np.float32), 5)
-    assert idx.shape == (0,) and scores.shape == (0,)
+    assert idx.shape == (0,)
+    assert scores.shape == (0,)
     idx, scores = topk.top_k(np.ones((2, 3)), np.zeros((0, 3), np.float32), 5)
     assert idx.shape == (2, 0)
     idx, _ = topk.top_k([1.0, 2.0, 3.0], m, 0)
@@ -167,11 +172,12 @@ def test_d1_and_zero_vectors_cosine() -> None:
     assert idx.tolist() == [2, 0, 3, 1]
     assert scores.tolist() == [1.0, 0.0, 0.0, -1.0]
     idx, scores = topk.top_k([0.0], m, 4)  # zero query: every cosine is 0, index order
-    assert idx.tolist() == [0, 1, 2, 3] and scores.tolist() == [0.0] * 4
+    assert idx.tolist() == [0, 1, 2, 3]
+    assert scores.tolist() == [0.0] * 4
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_nan_rows_rank_last(metric: str) -> None:
+def test_nan_rows_rank_last(metric: topk.Metric) -> None:
     m = np.array([[1.0, np.nan], [1.0, 0.0], [np.inf, 1.0], [-1.0, 0.0]], np.float32)
     idx, scores = topk.top_k([1.0, 0.0], m, 4, metric=metric)
     if metric == "cosine":  # inf/inf is NaN too: both NaN rows last, lower index first

@@ -37,11 +37,11 @@ def clustered(
 
 @pytest.mark.parametrize("data", [gaussian, clustered])
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
-def test_recall_at_10(data: object, metric: str) -> None:
+def test_recall_at_10(data: object, metric: topk.Metric) -> None:
     m, qs = data(20000, 384, 50, seed=1234)  # type: ignore[operator]
     index = topk.QuantizedIndex(m)
-    exact, _ = topk.top_k(qs, m, 10, metric=metric)  # type: ignore[arg-type]
-    approx, scores = index.search(qs, 10, metric=metric)  # type: ignore[arg-type]
+    exact, _ = topk.top_k(qs, m, 10, metric=metric)
+    approx, scores = index.search(qs, 10, metric=metric)
     assert recall_at(exact, approx) >= 0.99
     assert np.all(np.diff(scores, axis=1) <= 0)
 
@@ -56,20 +56,20 @@ def test_recall_at_10(data: object, metric: str) -> None:
     metric=st.sampled_from(["cosine", "dot"]),
 )
 def test_full_pool_equals_exact_bitwise(
-    n: int, d: int, nq: int, k: int, seed: int, metric: str
+    n: int, d: int, nq: int, k: int, seed: int, metric: topk.Metric
 ) -> None:
     rng = np.random.default_rng(seed)
     m = rng.integers(-3, 4, size=(n, d)).astype(np.float32)  # ties included
     qs = rng.standard_normal((nq, d)).astype(np.float32)
     mask = rng.random(n) < 0.7
     qz = topk.quantize(m)
-    exact = topk.top_k(qs, m, k, metric=metric, mask=mask)  # type: ignore[arg-type]
+    exact = topk.top_k(qs, m, k, metric=metric, mask=mask)
     got = topk.top_k_quantized(
         qs,
         qz,
         m,
         k,
-        metric=metric,  # type: ignore[arg-type]
+        metric=metric,
         mask=mask,
         candidates=max(n, k),
     )
@@ -85,11 +85,12 @@ def test_quantize_matches_reference(n: int, d: int, seed: int) -> None:
     m[rng.random((n, d)) < 0.1] = 0.0
     q = topk.quantize(m)
     codes, scales = ref.quantize(m.astype(np.float64).tolist())
-    assert q.codes.dtype == np.int8 and q.shape == (n, d)
+    assert q.codes.dtype == np.int8
+    assert q.shape == (n, d)
     # float32 vs float64 division may land either side of a .5 boundary
-    assert np.abs(q.codes.astype(int) - np.asarray(codes, dtype=int).reshape(n, d)).max(
-        initial=0
-    ) <= 1
+    assert (
+        np.abs(q.codes.astype(int) - np.asarray(codes, dtype=int).reshape(n, d)).max(initial=0) <= 1
+    )
     np.testing.assert_allclose(q.scales, np.asarray(scales), rtol=1e-6)
     np.testing.assert_allclose(q.norms, np.linalg.norm(m.astype(np.float64), axis=1), rtol=1e-5)
 
@@ -107,7 +108,8 @@ def test_single_query_shape_and_mask() -> None:
     m, qs = gaussian(3000, 32, 1, seed=2)
     mask = np.arange(3000) % 3 == 0
     index = topk.QuantizedIndex(m)
-    assert len(index) == 3000 and index.dim == 32
+    assert len(index) == 3000
+    assert index.dim == 32
     idx, scores = index.search(qs[0], 10, mask=mask)
     assert idx.shape == scores.shape == (10,)
     assert all(i % 3 == 0 for i in idx)

@@ -1,6 +1,6 @@
 """Vector top-k: exact float32 search and an int8 index with exact rescoring.
 
-Two entry points over a float32 ``n × d`` matrix (one row per stored vector):
+Two entry points over a float32 ``n x d`` matrix (one row per stored vector):
 
 - :func:`top_k` scans every row exactly (cosine or dot product).
 - :class:`QuantizedIndex` (or :func:`quantize` + :func:`top_k_quantized`) scans int8 codes, a

@@ -25,16 +25,18 @@ allow ``2e-5·(1 + |q|·|r|)`` for ``d ≤ 64``; for cosine, ``2e-5``).
 
 int8 quantization (:func:`quantize`): per row ``s = max_j |x[j]| / 127`` and
 ``code[j] = round_half_away(x[j] / s)`` (all zeros when ``s = 0``); the matrix must be finite.
-:func:`top_k_quantized` ranks rows by the approximate score computed from the codes, keeps the best
-``candidates`` (default ``max(10·k, 100)``, must be ≥ k) and returns exactly :func:`top_k` restricted
-to that pool. (The native scan also quantizes the query to int16; this twin does not, so pools may
-differ at the margin — only the exact-rescoring contract is compared.)
+:func:`top_k_quantized` ranks rows by the approximate score computed from the codes, keeps
+the best ``candidates`` (default ``max(10·k, 100)``, must be ≥ k) and returns exactly
+:func:`top_k` restricted to that pool. (The native scan also quantizes the query to int16;
+this twin does not, so pools may differ at the margin — only the exact-rescoring contract is
+compared.)
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from remem.errors import InvalidArgumentError, NonFiniteError, ShapeError
 
@@ -113,7 +115,7 @@ def top_k(
     ([1, 2], [1.0, 1.0])
     """
     batch = _is_batch(queries)
-    qs: list[Vector] = list(queries) if batch else [queries]  # type: ignore[list-item]
+    qs = cast(list[Vector], list(queries)) if batch else [cast(Vector, queries)]
     _check(qs, matrix, k, metric, mask)
     rows = [i for i in range(len(matrix)) if mask is None or mask[i]]
     results = [_select(q, matrix, rows, k, metric) for q in qs]
@@ -123,7 +125,7 @@ def top_k(
 
 
 def _round_half_away(x: float) -> int:
-    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+    return math.floor(abs(x) + 0.5) * (1 if x >= 0 else -1)
 
 
 def quantize(matrix: Sequence[Vector]) -> tuple[list[list[int]], list[float]]:
@@ -151,7 +153,7 @@ def top_k_quantized(
 ) -> Hits:
     """:func:`top_k` restricted to the ``candidates`` best rows by the int8 approximate score."""
     batch = _is_batch(queries)
-    qs: list[Vector] = list(queries) if batch else [queries]  # type: ignore[list-item]
+    qs = cast(list[Vector], list(queries)) if batch else [cast(Vector, queries)]
     _check(qs, matrix, k, metric, mask)
     pool = default_candidates(k) if candidates is None else candidates
     if pool < k:

@@ -21,6 +21,9 @@ pub(crate) fn better(a: Hit, b: Hit) -> bool {
 pub(crate) struct TopK {
     k: usize,
     items: Vec<Hit>,
+    /// Once full: scores strictly below this cannot enter (the root's score, or -inf while the
+    /// root is NaN). Lets most pushes exit after one comparison.
+    floor: f32,
 }
 
 impl TopK {
@@ -28,17 +31,31 @@ impl TopK {
         Self {
             k,
             items: Vec::with_capacity(k.min(1 << 16)),
+            floor: f32::NEG_INFINITY,
         }
     }
 
     #[inline(always)]
     pub(crate) fn push(&mut self, hit: Hit) {
+        if hit.0 < self.floor {
+            return;
+        }
         if self.items.len() < self.k {
             self.items.push(hit);
             self.sift_up(self.items.len() - 1);
         } else if self.k > 0 && better(hit, self.items[0]) {
             self.items[0] = hit;
             self.sift_down(0);
+        } else {
+            return;
+        }
+        if self.items.len() == self.k {
+            let root = self.items[0].0;
+            self.floor = if root.is_nan() {
+                f32::NEG_INFINITY
+            } else {
+                root
+            };
         }
     }
 

@@ -86,58 +86,54 @@ fn hsum_lanes(l: [f32; 8]) -> f32 {
     ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
 }
 
-/// A tile kernel over `MQ` queries × `MR` rows, with the row norms when `NORM`.
+/// Drive a tile kernel `$tile::<MQ, MR, NORM>` over all queries × rows. The norms come from a
+/// pass of the first query alone (8 accumulators + 4 rows fit the 16 registers; folding them into
+/// the 4×3 tile would spill), the other queries go through 4×3 tiles.
 macro_rules! tiled_block {
     ($tile:ident, $q:ident, $nq:ident, $rows:ident, $nr:ident, $d:ident, $dots:ident, $norms:ident) => {{
-        let mut scratch = [0.0f32; SOLO_ROWS];
-        let norms: &mut [f32] = match $norms {
-            Some(n) => n,
-            None => &mut [],
-        };
-        let want = !norms.is_empty();
+        let mut none: [f32; 0] = [];
         let mut i = 0;
+        if let Some(norms) = $norms {
+            let mut j = 0;
+            while j + SOLO_ROWS <= $nr {
+                $tile::<1, SOLO_ROWS, true>(
+                    $q,
+                    0,
+                    $rows,
+                    j,
+                    $d,
+                    $dots,
+                    $nr,
+                    &mut norms[j..j + SOLO_ROWS],
+                );
+                j += SOLO_ROWS;
+            }
+            while j < $nr {
+                $tile::<1, 1, true>($q, 0, $rows, j, $d, $dots, $nr, &mut norms[j..j + 1]);
+                j += 1;
+            }
+            i = 1;
+        }
         while i + TILE_QUERIES <= $nq {
-            let first = i == 0 && want;
             let mut j = 0;
             while j + TILE_ROWS <= $nr {
-                let nslot = if first {
-                    &mut norms[j..j + TILE_ROWS]
-                } else {
-                    &mut scratch[..TILE_ROWS]
-                };
-                $tile::<TILE_QUERIES, TILE_ROWS>($q, i, $rows, j, $d, $dots, $nr, nslot, first);
+                $tile::<TILE_QUERIES, TILE_ROWS, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
                 j += TILE_ROWS;
             }
             while j < $nr {
-                let nslot = if first {
-                    &mut norms[j..j + 1]
-                } else {
-                    &mut scratch[..1]
-                };
-                $tile::<TILE_QUERIES, 1>($q, i, $rows, j, $d, $dots, $nr, nslot, first);
+                $tile::<TILE_QUERIES, 1, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
                 j += 1;
             }
             i += TILE_QUERIES;
         }
         while i < $nq {
-            let first = i == 0 && want;
             let mut j = 0;
             while j + SOLO_ROWS <= $nr {
-                let nslot = if first {
-                    &mut norms[j..j + SOLO_ROWS]
-                } else {
-                    &mut scratch[..SOLO_ROWS]
-                };
-                $tile::<1, SOLO_ROWS>($q, i, $rows, j, $d, $dots, $nr, nslot, first);
+                $tile::<1, SOLO_ROWS, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
                 j += SOLO_ROWS;
             }
             while j < $nr {
-                let nslot = if first {
-                    &mut norms[j..j + 1]
-                } else {
-                    &mut scratch[..1]
-                };
-                $tile::<1, 1>($q, i, $rows, j, $d, $dots, $nr, nslot, first);
+                $tile::<1, 1, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
                 j += 1;
             }
             i += 1;
@@ -150,7 +146,7 @@ mod portable {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn tile<const MQ: usize, const MR: usize>(
+    fn tile<const MQ: usize, const MR: usize, const NORM: bool>(
         q: &[f32],
         qi: usize,
         rows: &[f32],
@@ -159,7 +155,6 @@ mod portable {
         dots: &mut [f32],
         nr: usize,
         norms: &mut [f32],
-        norm: bool,
     ) {
         let mut acc = [[[0.0f32; 8]; MR]; MQ];
         let mut nacc = [[0.0f32; 8]; MR];
@@ -185,7 +180,7 @@ mod portable {
                     }
                 }
             }
-            if norm {
+            if NORM {
                 for b in 0..MR {
                     for l in 0..8 {
                         nacc[b][l] += rb[b][l] * rb[b][l];
@@ -199,7 +194,7 @@ mod portable {
                 dots[(qi + a) * nr + rj + b] = hsum_lanes(acc[a][b]);
             }
         }
-        if norm {
+        if NORM {
             for b in 0..MR {
                 norms[b] = hsum_lanes(nacc[b]).sqrt();
             }
@@ -261,7 +256,7 @@ mod x86 {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    unsafe fn tile<const MQ: usize, const MR: usize>(
+    unsafe fn tile<const MQ: usize, const MR: usize, const NORM: bool>(
         q: &[f32],
         qi: usize,
         rows: &[f32],
@@ -270,7 +265,6 @@ mod x86 {
         dots: &mut [f32],
         nr: usize,
         norms: &mut [f32],
-        norm: bool,
     ) {
         let mut acc = [[_mm256_setzero_ps(); MR]; MQ];
         let mut nacc = [_mm256_setzero_ps(); MR];
@@ -289,7 +283,7 @@ mod x86 {
                     accq[b] = _mm256_fmadd_ps(qv, rv[b], accq[b]);
                 }
             }
-            if norm {
+            if NORM {
                 for b in 0..MR {
                     nacc[b] = _mm256_fmadd_ps(rv[b], rv[b], nacc[b]);
                 }
@@ -308,7 +302,7 @@ mod x86 {
                     accq[b] = _mm256_fmadd_ps(qv, rv[b], accq[b]);
                 }
             }
-            if norm {
+            if NORM {
                 for b in 0..MR {
                     nacc[b] = _mm256_fmadd_ps(rv[b], rv[b], nacc[b]);
                 }
@@ -319,7 +313,7 @@ mod x86 {
                 dots[(qi + a) * nr + rj + b] = hsum(*v);
             }
         }
-        if norm {
+        if NORM {
             for (b, v) in nacc.iter().enumerate() {
                 norms[b] = hsum(*v).sqrt();
             }
