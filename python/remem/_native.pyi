@@ -26,3 +26,30 @@ def estimate_tokens_one(text: str) -> int: ...
 def count_tokens_one(text: str, encoding: str = "o200k_base") -> int: ...
 
 # --- top-k (f32 exact, int8 quantized) --------------------------------------------------------
+
+import numpy as np  # noqa: E402
+from numpy.typing import NDArray  # noqa: E402
+
+def top_k(
+    queries: NDArray[np.float32],
+    matrix: NDArray[np.float32],
+    k: int,
+    *,
+    metric: str = "cosine",
+    mask: NDArray[np.bool_] | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.float32]]: ...
+def quantize(
+    matrix: NDArray[np.float32],
+) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.float32]]: ...
+def top_k_quantized(
+    queries: NDArray[np.float32],
+    codes: NDArray[np.int8],
+    scales: NDArray[np.float32],
+    norms: NDArray[np.float32],
+    matrix: NDArray[np.float32],
+    k: int,
+    *,
+    metric: str = "cosine",
+    mask: NDArray[np.bool_] | None = None,
+    candidates: int | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.float32]]: ...

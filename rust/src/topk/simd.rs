@@ -1,0 +1,441 @@
+//! Dot-product kernels: a register-tiled float32 block kernel and an int8 × int16 scan.
+//!
+//! Every float dot product has one canonical summation order, whichever tile computes it: eight
+//! lanes each accumulate `q[8c+l] * r[8c+l]` over chunks `c` in order (the last partial chunk is
+//! zero-padded), then the lanes are added as `((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7))`. So a single
+//! query, a batch, and the rescoring step of the int8 scan all produce bit-identical scores. Row
+//! norms accumulate `r*r` the same way, in the same pass as the dot.
+//!
+//! Dispatch: AVX2+FMA on x86_64 when the CPU has it (checked once), else portable code that the
+//! compiler vectorises (separate multiply and add, so the two paths differ in the last bits; a
+//! process only ever uses one).
+
+use std::sync::OnceLock;
+
+/// Queries per register tile (× [`TILE_ROWS`] rows: 12 accumulators + 3 row registers).
+pub(crate) const TILE_QUERIES: usize = 4;
+/// Rows per register tile in the batch kernel.
+const TILE_ROWS: usize = 3;
+/// Rows per tile when only one query is left (4 dot + 4 norm accumulators hide FMA latency).
+const SOLO_ROWS: usize = 4;
+/// int8 lanes accumulate in i32 for at most this many elements: each `madd` lane adds at most
+/// 2·127·32767 per 16 elements, and 256 such additions stay below 2³¹.
+const INT_CHUNK: usize = 4096;
+
+fn use_avx2() -> bool {
+    static AVX2: OnceLock<bool> = OnceLock::new();
+    *AVX2.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
+}
+
+/// Dot products of `nq` queries with `nr` rows (both row-major with `d` columns) into
+/// `dots[i * nr + j]`; when `norms` is given, also the rows' Euclidean norms.
+pub(crate) fn dot_block(
+    queries: &[f32],
+    nq: usize,
+    rows: &[f32],
+    nr: usize,
+    d: usize,
+    dots: &mut [f32],
+    norms: Option<&mut [f32]>,
+) {
+    assert!(queries.len() >= nq * d && rows.len() >= nr * d && dots.len() >= nq * nr);
+    if let Some(n) = norms.as_deref() {
+        // Norms come out of the first query's pass, so they need at least one query.
+        assert!(n.len() >= nr && nq >= 1);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2() {
+        // SAFETY: the CPU supports avx2 and fma (checked above); slice bounds asserted above.
+        unsafe { x86::dot_block(queries, nq, rows, nr, d, dots, norms) };
+        return;
+    }
+    portable::dot_block(queries, nq, rows, nr, d, dots, norms);
+}
+
+/// Euclidean norm of one vector, with the canonical summation order.
+pub(crate) fn norm(v: &[f32]) -> f32 {
+    let mut dot = [0.0f32];
+    let mut n = [0.0f32];
+    dot_block(v, 1, v, 1, v.len(), &mut dot, Some(&mut n));
+    n[0]
+}
+
+/// Integer dot products of one int16 query with `nr` int8 rows of `d` columns, exact.
+pub(crate) fn int_dots(q: &[i16], codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
+    assert!(q.len() >= d && codes.len() >= nr * d && out.len() >= nr);
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2() {
+        // SAFETY: avx2 checked; bounds asserted above.
+        unsafe { x86::int_dots(q, codes, nr, d, out) };
+        return;
+    }
+    portable::int_dots(q, codes, nr, d, out);
+}
+
+#[inline(always)]
+fn hsum_lanes(l: [f32; 8]) -> f32 {
+    ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
+}
+
+/// Drive a tile kernel `$tile::<MQ, MR, NORM>` over all queries × rows. The norms come from a
+/// pass of the first query alone (8 accumulators + 4 rows fit the 16 registers; folding them into
+/// the 4×3 tile would spill), the other queries go through 4×3 tiles.
+macro_rules! tiled_block {
+    ($tile:ident, $q:ident, $nq:ident, $rows:ident, $nr:ident, $d:ident, $dots:ident, $norms:ident) => {{
+        let mut none: [f32; 0] = [];
+        let mut i = 0;
+        if let Some(norms) = $norms {
+            let mut j = 0;
+            while j + SOLO_ROWS <= $nr {
+                $tile::<1, SOLO_ROWS, true>(
+                    $q,
+                    0,
+                    $rows,
+                    j,
+                    $d,
+                    $dots,
+                    $nr,
+                    &mut norms[j..j + SOLO_ROWS],
+                );
+                j += SOLO_ROWS;
+            }
+            while j < $nr {
+                $tile::<1, 1, true>($q, 0, $rows, j, $d, $dots, $nr, &mut norms[j..j + 1]);
+                j += 1;
+            }
+            i = 1;
+        }
+        while i + TILE_QUERIES <= $nq {
+            let mut j = 0;
+            while j + TILE_ROWS <= $nr {
+                $tile::<TILE_QUERIES, TILE_ROWS, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
+                j += TILE_ROWS;
+            }
+            while j < $nr {
+                $tile::<TILE_QUERIES, 1, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
+                j += 1;
+            }
+            i += TILE_QUERIES;
+        }
+        while i < $nq {
+            let mut j = 0;
+            while j + SOLO_ROWS <= $nr {
+                $tile::<1, SOLO_ROWS, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
+                j += SOLO_ROWS;
+            }
+            while j < $nr {
+                $tile::<1, 1, false>($q, i, $rows, j, $d, $dots, $nr, &mut none);
+                j += 1;
+            }
+            i += 1;
+        }
+    }};
+}
+
+mod portable {
+    use super::*;
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn tile<const MQ: usize, const MR: usize, const NORM: bool>(
+        q: &[f32],
+        qi: usize,
+        rows: &[f32],
+        rj: usize,
+        d: usize,
+        dots: &mut [f32],
+        nr: usize,
+        norms: &mut [f32],
+    ) {
+        let mut acc = [[[0.0f32; 8]; MR]; MQ];
+        let mut nacc = [[0.0f32; 8]; MR];
+        let mut qb = [[0.0f32; 8]; MQ];
+        let mut rb = [[0.0f32; 8]; MR];
+        let mut off = 0;
+        while off < d {
+            let w = (d - off).min(8);
+            for (a, buf) in qb.iter_mut().enumerate() {
+                let s = &q[(qi + a) * d + off..(qi + a) * d + off + w];
+                buf[..w].copy_from_slice(s);
+                buf[w..].fill(0.0);
+            }
+            for (b, buf) in rb.iter_mut().enumerate() {
+                let s = &rows[(rj + b) * d + off..(rj + b) * d + off + w];
+                buf[..w].copy_from_slice(s);
+                buf[w..].fill(0.0);
+            }
+            for a in 0..MQ {
+                for b in 0..MR {
+                    for l in 0..8 {
+                        acc[a][b][l] += qb[a][l] * rb[b][l];
+                    }
+                }
+            }
+            if NORM {
+                for b in 0..MR {
+                    for l in 0..8 {
+                        nacc[b][l] += rb[b][l] * rb[b][l];
+                    }
+                }
+            }
+            off += 8;
+        }
+        for a in 0..MQ {
+            for b in 0..MR {
+                dots[(qi + a) * nr + rj + b] = hsum_lanes(acc[a][b]);
+            }
+        }
+        if NORM {
+            for b in 0..MR {
+                norms[b] = hsum_lanes(nacc[b]).sqrt();
+            }
+        }
+    }
+
+    pub(super) fn dot_block(
+        q: &[f32],
+        nq: usize,
+        rows: &[f32],
+        nr: usize,
+        d: usize,
+        dots: &mut [f32],
+        norms: Option<&mut [f32]>,
+    ) {
+        tiled_block!(tile, q, nq, rows, nr, d, dots, norms);
+    }
+
+    pub(super) fn int_dots(q: &[i16], codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
+        for (j, o) in out.iter_mut().enumerate().take(nr) {
+            let row = &codes[j * d..(j + 1) * d];
+            let mut total = 0i64;
+            for (qc, rc) in q[..d].chunks(INT_CHUNK).zip(row.chunks(INT_CHUNK)) {
+                let s: i32 = qc
+                    .iter()
+                    .zip(rc)
+                    .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                    .sum();
+                total += i64::from(s);
+            }
+            *o = total;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::*;
+    use std::arch::x86_64::*;
+
+    #[inline(always)]
+    unsafe fn hsum(v: __m256) -> f32 {
+        let mut l = [0.0f32; 8];
+        _mm256_storeu_ps(l.as_mut_ptr(), v);
+        hsum_lanes(l)
+    }
+
+    /// Load 8 floats at `p`, or the `w < 8` there zero-padded.
+    #[inline(always)]
+    unsafe fn load(p: *const f32, w: usize) -> __m256 {
+        if w == 8 {
+            _mm256_loadu_ps(p)
+        } else {
+            let mut b = [0.0f32; 8];
+            std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), w);
+            _mm256_loadu_ps(b.as_ptr())
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    unsafe fn tile<const MQ: usize, const MR: usize, const NORM: bool>(
+        q: &[f32],
+        qi: usize,
+        rows: &[f32],
+        rj: usize,
+        d: usize,
+        dots: &mut [f32],
+        nr: usize,
+        norms: &mut [f32],
+    ) {
+        let mut acc = [[_mm256_setzero_ps(); MR]; MQ];
+        let mut nacc = [_mm256_setzero_ps(); MR];
+        let qp = q.as_ptr().add(qi * d);
+        let rp = rows.as_ptr().add(rj * d);
+        let full = d - d % 8;
+        let mut off = 0;
+        while off < full {
+            let mut rv = [_mm256_setzero_ps(); MR];
+            for (b, v) in rv.iter_mut().enumerate() {
+                *v = _mm256_loadu_ps(rp.add(b * d + off));
+            }
+            for (a, accq) in acc.iter_mut().enumerate() {
+                let qv = _mm256_loadu_ps(qp.add(a * d + off));
+                for b in 0..MR {
+                    accq[b] = _mm256_fmadd_ps(qv, rv[b], accq[b]);
+                }
+            }
+            if NORM {
+                for b in 0..MR {
+                    nacc[b] = _mm256_fmadd_ps(rv[b], rv[b], nacc[b]);
+                }
+            }
+            off += 8;
+        }
+        if off < d {
+            let w = d - off;
+            let mut rv = [_mm256_setzero_ps(); MR];
+            for (b, v) in rv.iter_mut().enumerate() {
+                *v = load(rp.add(b * d + off), w);
+            }
+            for (a, accq) in acc.iter_mut().enumerate() {
+                let qv = load(qp.add(a * d + off), w);
+                for b in 0..MR {
+                    accq[b] = _mm256_fmadd_ps(qv, rv[b], accq[b]);
+                }
+            }
+            if NORM {
+                for b in 0..MR {
+                    nacc[b] = _mm256_fmadd_ps(rv[b], rv[b], nacc[b]);
+                }
+            }
+        }
+        for (a, accq) in acc.iter().enumerate() {
+            for (b, v) in accq.iter().enumerate() {
+                dots[(qi + a) * nr + rj + b] = hsum(*v);
+            }
+        }
+        if NORM {
+            for (b, v) in nacc.iter().enumerate() {
+                norms[b] = hsum(*v).sqrt();
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot_block(
+        q: &[f32],
+        nq: usize,
+        rows: &[f32],
+        nr: usize,
+        d: usize,
+        dots: &mut [f32],
+        norms: Option<&mut [f32]>,
+    ) {
+        tiled_block!(tile, q, nq, rows, nr, d, dots, norms);
+    }
+
+    #[inline(always)]
+    unsafe fn hsum_i32(v: __m256i) -> i64 {
+        let mut l = [0i32; 8];
+        _mm256_storeu_si256(l.as_mut_ptr().cast(), v);
+        l.iter().map(|&x| i64::from(x)).sum()
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn int_dots(q: &[i16], codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
+        let full = d - d % 16;
+        let qp = q.as_ptr();
+        let mut j = 0;
+        // Four rows share each load of the query.
+        while j + 4 <= nr {
+            let mut tot = [0i64; 4];
+            let mut start = 0;
+            while start < full {
+                let end = (start + INT_CHUNK).min(full);
+                let mut acc = [_mm256_setzero_si256(); 4];
+                let mut off = start;
+                while off < end {
+                    let qv = _mm256_loadu_si256(qp.add(off).cast());
+                    for (b, a) in acc.iter_mut().enumerate() {
+                        let c = _mm_loadu_si128(codes.as_ptr().add((j + b) * d + off).cast());
+                        let c16 = _mm256_cvtepi8_epi16(c);
+                        *a = _mm256_add_epi32(*a, _mm256_madd_epi16(qv, c16));
+                    }
+                    off += 16;
+                }
+                for b in 0..4 {
+                    tot[b] += hsum_i32(acc[b]);
+                }
+                start = end;
+            }
+            for (b, t) in tot.iter().enumerate() {
+                let row = &codes[(j + b) * d..(j + b + 1) * d];
+                let tail: i64 = (full..d).map(|t| i64::from(q[t]) * i64::from(row[t])).sum();
+                out[j + b] = t + tail;
+            }
+            j += 4;
+        }
+        if j < nr {
+            super::portable::int_dots(q, &codes[j * d..], nr - j, d, &mut out[j..]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(q: &[f32], r: &[f32]) -> f64 {
+        q.iter()
+            .zip(r)
+            .map(|(&a, &b)| f64::from(a) * f64::from(b))
+            .sum()
+    }
+
+    #[test]
+    fn block_matches_naive_and_singles_bitwise() {
+        for d in [0usize, 1, 7, 8, 9, 33] {
+            let nq = 6;
+            let nr = 11;
+            let q: Vec<f32> = (0..nq * d).map(|i| ((i * 37 % 17) as f32) - 8.0).collect();
+            let r: Vec<f32> = (0..nr * d)
+                .map(|i| ((i * 13 % 23) as f32) * 0.25 - 2.0)
+                .collect();
+            let mut dots = vec![0.0; nq * nr];
+            let mut norms = vec![0.0; nr];
+            dot_block(&q, nq, &r, nr, d, &mut dots, Some(&mut norms));
+            for i in 0..nq {
+                let mut one = vec![0.0; nr];
+                dot_block(&q[i * d..], 1, &r, nr, d, &mut one, None);
+                for j in 0..nr {
+                    let want = naive(&q[i * d..(i + 1) * d], &r[j * d..(j + 1) * d]);
+                    assert!((f64::from(dots[i * nr + j]) - want).abs() < 1e-3);
+                    assert_eq!(dots[i * nr + j].to_bits(), one[j].to_bits());
+                }
+            }
+            for j in 0..nr {
+                assert_eq!(norms[j].to_bits(), norm(&r[j * d..(j + 1) * d]).to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn int_dots_are_exact() {
+        for d in [0usize, 5, 16, 40, 5000] {
+            let nr = 7;
+            let q: Vec<i16> = (0..d)
+                .map(|i| (i as i32 * 7919 % 65535 - 32767) as i16)
+                .collect();
+            let c: Vec<i8> = (0..nr * d)
+                .map(|i| (i as i32 * 31 % 255 - 127) as i8)
+                .collect();
+            let mut out = vec![0i64; nr];
+            int_dots(&q, &c, nr, d, &mut out);
+            for j in 0..nr {
+                let want: i64 = (0..d)
+                    .map(|t| i64::from(q[t]) * i64::from(c[j * d + t]))
+                    .sum();
+                assert_eq!(out[j], want);
+            }
+        }
+    }
+}
