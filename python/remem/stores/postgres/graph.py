@@ -248,7 +248,7 @@ class PostgresGraphStore(PostgresStore):
                 UNION ALL SELECT id, target_id, source_id FROM live
             ),
             walk(entity_id, depth, path, seen) AS (
-                SELECT s COLLATE "C", 0, ARRAY[]::text[], ARRAY[s COLLATE "C"]
+                SELECT s COLLATE "C", 0, ARRAY[]::text[] COLLATE "C", ARRAY[s] COLLATE "C"
                 FROM unnest(%(starts)s::text[]) AS t(s)
                 UNION ALL
                 SELECT e.b, w.depth + 1, w.path || e.id, w.seen || e.b
