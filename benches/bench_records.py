@@ -17,6 +17,8 @@ from typing import Any
 
 import duckdb
 import pytest
+from tests.postgres import pg_dsn, pg_server  # noqa: F401  (benches/ has no conftest)
+from tests.stores.factories import entity, record, rel
 
 from remem.models import Entity, MemoryRecord, Relationship
 from remem.stores import GraphStore, RecordStore
@@ -25,8 +27,6 @@ from remem.stores.duckdb.records import _db_row
 from remem.stores.postgres.graph import PostgresGraphStore
 from remem.stores.postgres.records import PostgresRecordStore
 from remem.stores.record_rows import RECORD_COLUMNS
-from tests.postgres import pg_dsn, pg_server  # noqa: F401  (benches/ has no conftest)
-from tests.stores.factories import entity, record, rel
 
 N = 100_000
 BATCH = 10_000

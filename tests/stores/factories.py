@@ -11,6 +11,7 @@ from remem.models import (
     MemoryLifecycleMetadata,
     MemoryRecord,
     MemoryStage,
+    PromotionState,
     ProvenanceMetadata,
     Relationship,
 )
@@ -53,7 +54,7 @@ def rich_record(i: int) -> MemoryRecord:
             promoted_at=created + timedelta(days=3),
             decayed_at=created + timedelta(days=4, microseconds=1),
             access_count=2**40,
-            promotion_state="promoted",
+            promotion_state=PromotionState.PROMOTED,
             protected=True,
         ),
         provenance=ProvenanceMetadata(

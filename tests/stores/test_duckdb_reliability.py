@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -38,10 +39,21 @@ asyncio.run(main(args[0], int(args[1]), int(args[2]), int(args[3]), float(args[4
 """
 
 
-def _spawn(path: Path, first: int, batches: int, size: int, timeout: float, hold: bool) -> subprocess.Popen[str]:
+def _spawn(
+    path: Path, first: int, batches: int, size: int, timeout: float, hold: bool
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_WRITER), str(path), str(first), str(batches),
-         str(size), str(timeout), "1" if hold else "0"],  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(_WRITER),
+            str(path),
+            str(first),
+            str(batches),
+            str(size),
+            str(timeout),
+            "1" if hold else "0",
+        ],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -114,7 +126,7 @@ async def test_sigkill_mid_batch_leaves_whole_batches(tmp_path: Path) -> None:
     assert proc.stdout is not None
     for _ in range(3):  # three committed batches, then kill during a later one
         proc.stdout.readline()
-    time.sleep(0.05)
+    await asyncio.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     async with DuckDBRecordStore(path, lock_timeout=10.0) as store:

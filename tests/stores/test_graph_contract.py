@@ -137,7 +137,7 @@ async def test_relationship_round_trip_direction_and_validity(graph: GraphStore)
     with pytest.raises(InvalidArgumentError):
         await graph.relationships("a", direction="sideways")  # type: ignore[arg-type]
     with pytest.raises(NaiveDatetimeError):
-        await graph.relationships("a", at=datetime(2024, 1, 1))  # noqa: DTZ001
+        await graph.relationships("a", at=datetime(2024, 1, 1))
 
 
 async def test_supersede_relationship_closes_and_hides(graph: GraphStore) -> None:

@@ -95,7 +95,7 @@ async def test_bad_input_is_typed_and_changes_nothing(store: RecordStore) -> Non
     with pytest.raises(InvalidArgumentError):
         await store.get("rec-00001")
     with pytest.raises(NaiveDatetimeError):
-        await store.record_accesses(["rec-00001"], [0.5], datetime(2025, 1, 1))  # noqa: DTZ001
+        await store.record_accesses(["rec-00001"], [0.5], datetime(2025, 1, 1))
     with pytest.raises(NonFiniteError):
         await store.record_accesses(["rec-00001"], [math.nan], T0 + timedelta(days=1))
     with pytest.raises(InvalidArgumentError):
@@ -241,7 +241,8 @@ async def test_lifecycle_columns_and_relationship_count(stores: Pair) -> None:
     long_only = await store.lifecycle_columns(stages=[MemoryStage.LONG_TERM])
     assert long_only.ids == ["rec-00001"]
     empty = await store.lifecycle_columns(stages=[MemoryStage.DELETED])
-    assert empty.ids == [] and empty.base_score.shape == (0,)
+    assert empty.ids == []
+    assert empty.base_score.shape == (0,)
 
 
 async def test_many_records_no_caps(store: RecordStore) -> None:

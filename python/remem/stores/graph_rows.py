@@ -13,7 +13,7 @@ from typing import Any
 
 from remem.errors import InvalidArgumentError
 from remem.models import Entity, ProvenanceMetadata, Relationship
-from remem.stores.record_rows import decode_time, dump_json, load_json
+from remem.stores.record_rows import decode_required, decode_time, dump_json, load_json
 
 ENTITY_COLUMNS: tuple[str, ...] = (
     "id",
@@ -102,8 +102,8 @@ def row_to_entity(row: Sequence[Any]) -> Entity:
         namespace=row[6],
         access_count=int(row[7]),
         provenance=_load_provenance(row[8]),
-        created_at=decode_time(row[9]),
-        updated_at=decode_time(row[10]),
+        created_at=decode_required(row[9]),
+        updated_at=decode_required(row[10]),
     )
 
 
@@ -137,5 +137,5 @@ def row_to_relationship(row: Sequence[Any]) -> Relationship:
         superseded_by=row[8],
         access_count=int(row[9]),
         provenance=_load_provenance(row[10]),
-        created_at=decode_time(row[11]),
+        created_at=decode_required(row[11]),
     )

@@ -29,7 +29,7 @@ def _enum_values(
     out = []
     for value in values:
         try:
-            out.append(enum(value).value)
+            out.append(enum(str(value)).value)
         except ValueError as exc:
             allowed = ", ".join(m.value for m in enum)
             raise InvalidArgumentError(

@@ -87,7 +87,14 @@ def decode_time(value: object) -> datetime | None:
         return None
     if isinstance(value, datetime):
         return value.astimezone(UTC)
-    return _EPOCH + timedelta(microseconds=int(value))  # type: ignore[call-overload]
+    return _EPOCH + timedelta(microseconds=int(value))  # type: ignore[call-overload, no-any-return]
+
+
+def decode_required(value: object) -> datetime:
+    """As :func:`decode_time`, for a NOT NULL column."""
+    out = decode_time(value)
+    assert out is not None
+    return out
 
 
 def dump_json(value: dict[str, object]) -> str:
@@ -191,8 +198,8 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
     lifecycle = MemoryLifecycleMetadata(
         stage=MemoryStage(row[5]),
         base_score=float(row[6]),
-        score_reference_time=t(row[7]),
-        created_at=t(row[8]),
+        score_reference_time=decode_required(row[7]),
+        created_at=decode_required(row[8]),
         accessed_at=t(row[9]),
         promoted_at=t(row[10]),
         decayed_at=t(row[11]),

@@ -34,6 +34,7 @@ from typing import TypeVar
 
 import duckdb
 import numpy as np
+from numpy.typing import NDArray
 
 from remem.errors import BackendError, DuplicateIdError, InvalidArgumentError, StoreError
 from remem.stores.duckdb.schema import BOOTSTRAP, COMPONENT, MIGRATIONS
@@ -56,6 +57,7 @@ class DuckDBDatabase:
         if lock_timeout < 0:
             raise InvalidArgumentError(f"lock_timeout must be ≥ 0 seconds, got {lock_timeout}")
         self.path = Path(path)
+        self._key = os.path.realpath(path)
         self.lock_timeout = lock_timeout
         self._conn: Conn | None = None
         self._worker: BlockingWorker | None = None
@@ -98,8 +100,8 @@ class DuckDBDatabase:
             conn, worker = self._conn, self._worker
             self._conn, self._worker, self._closed = None, None, True
             with _registry_lock:
-                if _registry.get(os.path.realpath(self.path)) is self:
-                    del _registry[os.path.realpath(self.path)]
+                if _registry.get(self._key) is self:
+                    del _registry[self._key]
             try:
                 await worker.run(conn.close)
             finally:
@@ -195,7 +197,7 @@ def raise_wrapped(exc: BaseException, action: str) -> None:
     raise BackendError(f"{action} failed in DuckDB: {exc}") from exc
 
 
-def objects(values: list[object]) -> np.ndarray:  # type: ignore[type-arg]
+def objects(values: list[object]) -> NDArray[np.object_]:
     """A 1-D object array holding ``values`` as they are (lists stay lists)."""
     out = np.empty(len(values), dtype=object)
     out[:] = values

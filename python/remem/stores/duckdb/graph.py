@@ -94,10 +94,12 @@ class DuckDBGraphStore(DuckDBStore):
             conn.register("remem_aliases", alias_arrays)
             try:
                 conn.execute(
-                    f"INSERT INTO graph_entities ({_E}) {select} ON CONFLICT (id) DO UPDATE SET {sets}"
+                    f"INSERT INTO graph_entities ({_E}) {select} "
+                    f"ON CONFLICT (id) DO UPDATE SET {sets}"
                 )
                 conn.execute(
-                    "DELETE FROM graph_entity_aliases WHERE entity_id IN (SELECT id FROM remem_ents)"
+                    "DELETE FROM graph_entity_aliases "
+                    "WHERE entity_id IN (SELECT id FROM remem_ents)"
                 )
                 if aliases:
                     conn.execute(

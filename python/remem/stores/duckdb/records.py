@@ -69,7 +69,8 @@ def _where(
     namespace: str | None = None,
     include_superseded: bool = True,
 ) -> tuple[str, list[Any]]:
-    clauses, params = ["TRUE"], []
+    clauses: list[str] = ["TRUE"]
+    params: list[Any] = []
     if stages is not None:
         clauses.append("list_contains(?::VARCHAR[], stage)")
         params.append(stages)
@@ -322,7 +323,7 @@ class DuckDBRecordStore(DuckDBStore):
             current = found[old_id]
             if current is not None and current != new_id:
                 raise InvalidArgumentError(
-                    f"{old_id!r} is already superseded by {current!r}; supersede {current!r} instead"
+                    f"{old_id!r} is already superseded by {current!r}; supersede that one instead"
                 )
             conn.execute(
                 "UPDATE memory_records SET superseded_by = ?, valid_to = CASE "

@@ -85,7 +85,8 @@ assert tuple(RELATIONSHIP_TYPES) == RELATIONSHIP_COLUMNS
 
 def _table(name: str, types: dict[str, str]) -> str:
     cols = ",\n    ".join(
-        f"{col} {typ}{'' if col in _NULLABLE else ' NOT NULL'}{' PRIMARY KEY' if col == 'id' else ''}"
+        f"{col} {typ}{'' if col in _NULLABLE else ' NOT NULL'}"
+        + (" PRIMARY KEY" if col == "id" else "")
         for col, typ in types.items()
     )
     return f"CREATE TABLE {name} (\n    {cols}\n);"

@@ -74,6 +74,8 @@ async def copy_rows(
             await copy.write_row(row)
 
 
-async def fetch_ids(conn: AConn, sql: str, params: Sequence[object] | dict[str, object]) -> list[str]:
+async def fetch_ids(
+    conn: AConn, sql: str, params: Sequence[object] | dict[str, object]
+) -> list[str]:
     cur = await conn.execute(sql, params)
     return [r[0] for r in await cur.fetchall()]

@@ -44,7 +44,7 @@ _VALID_AT = (
 async def _missing_entities(conn: AConn, ids: list[str]) -> list[str]:
     return await fetch_ids(
         conn,
-        "SELECT DISTINCT i COLLATE \"C\" AS i FROM unnest(%s::text[]) AS t(i) WHERE NOT EXISTS "
+        'SELECT DISTINCT i COLLATE "C" AS i FROM unnest(%s::text[]) AS t(i) WHERE NOT EXISTS '
         "(SELECT 1 FROM graph_entities AS g WHERE g.id = t.i) ORDER BY 1",
         [ids],
     )
@@ -210,14 +210,15 @@ class PostgresGraphStore(PostgresStore):
 
         async def work(conn: AConn) -> None:
             cur = await conn.execute(
-                "SELECT id, superseded_by FROM graph_relationships WHERE id IN (%s, %s) "
-                "FOR UPDATE",
+                "SELECT id, superseded_by FROM graph_relationships WHERE id IN (%s, %s) FOR UPDATE",
                 [old_id, new_id],
             )
             found = {r[0]: r[1] for r in await cur.fetchall()}
             missing = [i for i in (old_id, new_id) if i not in found]
             if missing:
-                raise missing_entities(missing, action="supersede_relationship", what="relationship")
+                raise missing_entities(
+                    missing, action="supersede_relationship", what="relationship"
+                )
             if found[old_id] is not None and found[old_id] != new_id:
                 raise InvalidArgumentError(
                     f"{old_id!r} is already superseded by {found[old_id]!r}; supersede that instead"

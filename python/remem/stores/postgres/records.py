@@ -43,7 +43,8 @@ def _where(
     namespace: str | None = None,
     include_superseded: bool = True,
 ) -> tuple[str, list[Any]]:
-    clauses, params = ["TRUE"], []
+    clauses: list[str] = ["TRUE"]
+    params: list[Any] = []
     if stages is not None:
         clauses.append("stage = ANY(%s::text[])")
         params.append(stages)
@@ -97,7 +98,9 @@ class PostgresRecordStore(PostgresStore):
         batch = check_records(records, action="put")
         dups = duplicates([r.id for r in batch])
         if dups:
-            raise DuplicateIdError(f"put: ids {dups[:10]} appear twice in the batch; nothing written")
+            raise DuplicateIdError(
+                f"put: ids {dups[:10]} appear twice in the batch; nothing written"
+            )
         if not batch:
             return
         rows = [record_to_row(r) for r in batch]
@@ -113,9 +116,12 @@ class PostgresRecordStore(PostgresStore):
             )
             if existing:
                 raise DuplicateIdError(
-                    f"put: ids {existing} already exist; nothing was written (use upsert to replace)"
+                    f"put: ids {existing} already exist; nothing was written "
+                    "(use upsert to replace)"
                 )
-            await conn.execute(f"INSERT INTO memory_records ({_COLS}) SELECT {_COLS} FROM remem_put")
+            await conn.execute(
+                f"INSERT INTO memory_records ({_COLS}) SELECT {_COLS} FROM remem_put"
+            )
 
         await self._tx(work, action="put")
 
