@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from types import TracebackType
 from typing import Literal, Protocol, Self, runtime_checkable
 
 from remem.models import Entity, Relationship
@@ -53,4 +54,9 @@ class GraphStore(Protocol):
     async def relationship_counts(self, entity_ids: Sequence[str]) -> dict[str, int]: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
-    async def __aexit__(self, *exc: object) -> None: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 import numpy as np
@@ -66,4 +67,9 @@ class RecordStore(Protocol):
     async def delete(self, ids: Sequence[str]) -> int: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
-    async def __aexit__(self, *exc: object) -> None: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...

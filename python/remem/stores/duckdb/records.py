@@ -1,0 +1,347 @@
+"""DuckDBRecordStore: memory records in the embedded DuckDB memory file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from remem.errors import DuplicateIdError, InvalidArgumentError
+from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
+from remem.stores.duckdb.base import DuckDBStore
+from remem.stores.duckdb.database import Conn, objects, register_rows
+from remem.stores.duckdb.schema import RECORD_TYPES
+from remem.stores.record_checks import (
+    check_accesses,
+    check_namespace,
+    check_supersede,
+    check_updates,
+    kind_values,
+    missing_error,
+    stage_values,
+)
+from remem.stores.record_rows import (
+    LIFECYCLE_COLUMNS,
+    RECORD_COLUMNS,
+    TIME_COLUMNS,
+    check_ids,
+    check_records,
+    duplicates,
+    lifecycle_values,
+    record_to_row,
+    row_to_record,
+    to_micros,
+)
+from remem.stores.records import LifecycleColumns
+
+_COLS = ", ".join(RECORD_COLUMNS)
+_TIME_IDX = [i for i, c in enumerate(RECORD_COLUMNS) if c in TIME_COLUMNS]
+_LC_TIME_IDX = [i for i, c in enumerate(LIFECYCLE_COLUMNS) if c in TIME_COLUMNS]
+_ORDER = "ORDER BY created_at, id"
+
+RELATIONSHIP_COUNT_SQL = """
+rel_ends AS (
+    SELECT id AS rel_id, source_id AS entity_id FROM graph_relationships
+    WHERE superseded_by IS NULL
+    UNION
+    SELECT id, target_id FROM graph_relationships WHERE superseded_by IS NULL
+),
+rel_counts AS (
+    SELECT s.id, count(DISTINCT e.rel_id) AS n
+    FROM (SELECT id, unnest(entity_ids) AS entity_id FROM sel) AS s
+    JOIN rel_ends AS e USING (entity_id)
+    GROUP BY s.id
+)"""
+
+
+def _db_row(record: MemoryRecord) -> tuple[object, ...]:
+    row = list(record_to_row(record))
+    for i in _TIME_IDX:
+        row[i] = to_micros(row[i])  # type: ignore[arg-type]
+    return tuple(row)
+
+
+def _where(
+    stages: list[str] | None,
+    kinds: list[str] | None = None,
+    namespace: str | None = None,
+    include_superseded: bool = True,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = ["TRUE"]
+    params: list[Any] = []
+    if stages is not None:
+        clauses.append("list_contains(?::VARCHAR[], stage)")
+        params.append(stages)
+    if kinds is not None:
+        clauses.append("list_contains(?::VARCHAR[], kind)")
+        params.append(kinds)
+    if namespace is not None:
+        clauses.append("namespace = ?")
+        params.append(namespace)
+    if not include_superseded:
+        clauses.append("superseded_by IS NULL")
+    return " AND ".join(clauses), params
+
+
+def _missing(conn: Conn, view: str) -> list[str]:
+    rows = conn.execute(
+        f"SELECT id FROM {view} WHERE id NOT IN (SELECT id FROM memory_records) ORDER BY id"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+class DuckDBRecordStore(DuckDBStore):
+    """Memory records in a DuckDB file (shared with DuckDBGraphStore via DuckDBDatabase).
+
+    ``DuckDBRecordStore(path)`` or ``DuckDBRecordStore(database)``. Batches are loaded through
+    DuckDB's numpy scan (``register`` + ``INSERT ... SELECT``), never bound row by row; every
+    method is one transaction. ``scan`` and ``lifecycle_columns`` return records ordered by
+    ``(lifecycle.created_at, id)``; ``lifecycle_columns`` covers superseded records too.
+
+    ``relationship_count`` (in :meth:`lifecycle_columns`) of a record is the number of distinct
+    relationships in the graph tables of the same file that are not superseded and whose source
+    or target is one of the record's ``entity_ids`` (0 when it has none).
+
+    Durability: see :class:`DuckDBDatabase` — a returned call is committed (WAL + fsync) and
+    survives an application crash and power loss; a call that did not return wrote nothing.
+
+    Example::
+
+        async with DuckDBRecordStore(tmp_path / "memory.duckdb") as store:
+            await store.put([record])
+            cols = await store.lifecycle_columns(stages=[MemoryStage.SHORT_TERM])
+    """
+
+    async def put(self, records: Sequence[MemoryRecord]) -> None:
+        batch = check_records(records, action="put")
+        dups = duplicates([r.id for r in batch])
+        if dups:
+            raise DuplicateIdError(
+                f"put: ids {dups[:10]} appear twice in the batch; nothing written"
+            )
+        if not batch:
+            return
+        rows = [_db_row(r) for r in batch]
+
+        def work(conn: Conn) -> None:
+            select = register_rows(conn, "remem_put", RECORD_COLUMNS, RECORD_TYPES, rows)
+            try:
+                existing = conn.execute(
+                    "SELECT id FROM remem_put WHERE id IN (SELECT id FROM memory_records) "
+                    "ORDER BY id LIMIT 10"
+                ).fetchall()
+                if existing:
+                    raise DuplicateIdError(
+                        f"put: ids {[r[0] for r in existing]} already exist; nothing was written "
+                        "(use upsert to replace)"
+                    )
+                conn.execute(f"INSERT INTO memory_records ({_COLS}) {select}")
+            finally:
+                conn.unregister("remem_put")
+
+        await self._tx(work, action="put")
+
+    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        batch = check_records(records, action="upsert")
+        last = {r.id: r for r in batch}  # a later duplicate wins, as if applied in order
+        if not last:
+            return
+        rows = [_db_row(r) for r in last.values()]
+        sets = ", ".join(f"{c} = excluded.{c}" for c in RECORD_COLUMNS if c != "id")
+
+        def work(conn: Conn) -> None:
+            select = register_rows(conn, "remem_upsert", RECORD_COLUMNS, RECORD_TYPES, rows)
+            try:
+                conn.execute(
+                    f"INSERT INTO memory_records ({_COLS}) {select} "
+                    f"ON CONFLICT (id) DO UPDATE SET {sets}"
+                )
+            finally:
+                conn.unregister("remem_upsert")
+
+        await self._tx(work, action="upsert")
+
+    async def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        wanted = check_ids(ids, action="get")
+        if not wanted:
+            return []
+        unique = list(dict.fromkeys(wanted))
+
+        def work(conn: Conn) -> list[tuple[Any, ...]]:
+            return conn.execute(
+                f"SELECT {_COLS} FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))",
+                [unique],
+            ).fetchall()
+
+        found = {row[0]: row for row in await self._tx(work, action="get")}
+        missing = [i for i in unique if i not in found]
+        if missing:
+            raise missing_error(missing, action="get")
+        return [row_to_record(found[i]) for i in wanted]
+
+    async def scan(
+        self,
+        *,
+        stages: Sequence[MemoryStage] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        namespace: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[MemoryRecord]:
+        where, params = _where(
+            stage_values(stages), kind_values(kinds), check_namespace(namespace), include_superseded
+        )
+
+        def work(conn: Conn) -> list[tuple[Any, ...]]:
+            sql = f"SELECT {_COLS} FROM memory_records WHERE {where} {_ORDER}"
+            return conn.execute(sql, params).fetchall()
+
+        return [row_to_record(r) for r in await self._tx(work, action="scan")]
+
+    async def count(self, *, stages: Sequence[MemoryStage] | None = None) -> int:
+        where, params = _where(stage_values(stages))
+
+        def work(conn: Conn) -> int:
+            row = conn.execute(f"SELECT count(*) FROM memory_records WHERE {where}", params)
+            return int(row.fetchone()[0])  # type: ignore[index]
+
+        return await self._tx(work, action="count")
+
+    async def lifecycle_columns(
+        self, *, stages: Sequence[MemoryStage] | None = None
+    ) -> LifecycleColumns:
+        where, params = _where(stage_values(stages))
+        sql = f"""
+            WITH sel AS (
+                SELECT id, stage, base_score, score_reference_time, created_at, access_count,
+                       confidence, protected, entity_ids
+                FROM memory_records WHERE {where}
+            ),
+            {RELATIONSHIP_COUNT_SQL}
+            SELECT sel.id, stage, base_score,
+                   score_reference_time / 1e6 AS score_reference_time,
+                   created_at / 1e6 AS created_at, access_count, confidence,
+                   coalesce(rel_counts.n, 0)::BIGINT AS relationship_count, protected
+            FROM sel LEFT JOIN rel_counts USING (id)
+            ORDER BY sel.created_at, sel.id
+        """
+
+        def work(conn: Conn) -> dict[str, Any]:
+            return conn.execute(sql, params).fetchnumpy()
+
+        cols = await self._tx(work, action="lifecycle_columns")
+        return LifecycleColumns(
+            ids=cols["id"].tolist(),
+            stage=cols["stage"].tolist(),
+            base_score=np.ascontiguousarray(cols["base_score"], dtype=np.float64),
+            score_reference_time=np.ascontiguousarray(cols["score_reference_time"], np.float64),
+            created_at=np.ascontiguousarray(cols["created_at"], dtype=np.float64),
+            access_count=np.ascontiguousarray(cols["access_count"], dtype=np.int64),
+            confidence=np.ascontiguousarray(cols["confidence"], dtype=np.float64),
+            relationship_count=np.ascontiguousarray(cols["relationship_count"], dtype=np.int64),
+            protected=np.ascontiguousarray(cols["protected"], dtype=np.bool_),
+        )
+
+    async def update_lifecycle(
+        self, updates: Sequence[tuple[str, MemoryLifecycleMetadata]]
+    ) -> None:
+        batch = check_updates(updates)
+        if not batch:
+            return
+        rows = []
+        for record_id, lc in batch:
+            values = list(lifecycle_values(lc))
+            for i in _LC_TIME_IDX:
+                values[i] = to_micros(values[i])  # type: ignore[arg-type]
+            rows.append((record_id, *values))
+        columns = ("id", *LIFECYCLE_COLUMNS)
+        sets = ", ".join(f"{c} = v.{c}" for c in LIFECYCLE_COLUMNS)
+
+        def work(conn: Conn) -> None:
+            select = register_rows(conn, "remem_lc_raw", columns, RECORD_TYPES, rows)
+            try:
+                missing = _missing(conn, "remem_lc_raw")
+                if missing:
+                    raise missing_error(missing, action="update_lifecycle")
+                conn.execute(
+                    f"UPDATE memory_records SET {sets} FROM ({select}) AS v "
+                    "WHERE memory_records.id = v.id"
+                )
+            finally:
+                conn.unregister("remem_lc_raw")
+
+        await self._tx(work, action="update_lifecycle")
+
+    async def record_accesses(
+        self, ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
+    ) -> None:
+        id_list, scores, when = check_accesses(ids, new_base_scores, at)
+        if not id_list:
+            return
+        at_us = to_micros(when)
+        arrays = {"id": objects(list(id_list)), "score": np.asarray(scores, dtype=np.float64)}
+
+        def work(conn: Conn) -> None:
+            conn.register("remem_acc", arrays)
+            try:
+                missing = _missing(conn, "remem_acc")
+                if missing:
+                    raise missing_error(missing, action="record_accesses")
+                early = conn.execute(
+                    "SELECT m.id FROM memory_records AS m JOIN remem_acc USING (id) "
+                    "WHERE m.created_at > ? ORDER BY m.id LIMIT 10",
+                    [at_us],
+                ).fetchall()
+                if early:
+                    raise InvalidArgumentError(
+                        f"record_accesses: at={when.isoformat()} is before the creation of "
+                        f"{[r[0] for r in early]}; pass the time of the access"
+                    )
+                conn.execute(
+                    "UPDATE memory_records SET access_count = access_count + 1, "
+                    "accessed_at = ?, score_reference_time = ?, base_score = v.score "
+                    "FROM remem_acc AS v WHERE memory_records.id = v.id",
+                    [at_us, at_us],
+                )
+            finally:
+                conn.unregister("remem_acc")
+
+        await self._tx(work, action="record_accesses")
+
+    async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None:
+        at_us = to_micros(check_supersede(old_id, new_id, at))
+
+        def work(conn: Conn) -> None:
+            rows = conn.execute(
+                "SELECT id, superseded_by FROM memory_records WHERE id IN (?, ?)", [old_id, new_id]
+            ).fetchall()
+            found = dict(rows)
+            missing = [i for i in (old_id, new_id) if i not in found]
+            if missing:
+                raise missing_error(missing, action="supersede")
+            current = found[old_id]
+            if current is not None and current != new_id:
+                raise InvalidArgumentError(
+                    f"{old_id!r} is already superseded by {current!r}; supersede that one instead"
+                )
+            conn.execute(
+                "UPDATE memory_records SET superseded_by = ?, valid_to = CASE "
+                "WHEN valid_to IS NULL OR valid_to > ? THEN ? ELSE valid_to END WHERE id = ?",
+                [new_id, at_us, at_us, old_id],
+            )
+
+        await self._tx(work, action="supersede")
+
+    async def delete(self, ids: Sequence[str]) -> int:
+        unique = list(dict.fromkeys(check_ids(ids, action="delete")))
+        if not unique:
+            return 0
+
+        def work(conn: Conn) -> int:
+            row = conn.execute(
+                "DELETE FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))", [unique]
+            ).fetchone()
+            return int(row[0]) if row else 0
+
+        return await self._tx(work, action="delete")

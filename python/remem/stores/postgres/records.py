@@ -1,0 +1,339 @@
+"""PostgresRecordStore: memory records in PostgreSQL (psycopg 3, async, pooled)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from remem.errors import DuplicateIdError, InvalidArgumentError
+from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
+from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_ids
+from remem.stores.postgres.schema import GRAPH_MIGRATIONS, RECORD_MIGRATIONS
+from remem.stores.record_checks import (
+    check_accesses,
+    check_namespace,
+    check_supersede,
+    check_updates,
+    kind_values,
+    missing_error,
+    stage_values,
+)
+from remem.stores.record_rows import (
+    LIFECYCLE_COLUMNS,
+    RECORD_COLUMNS,
+    check_ids,
+    check_records,
+    duplicates,
+    lifecycle_values,
+    record_to_row,
+    row_to_record,
+)
+from remem.stores.records import LifecycleColumns
+
+_COLS = ", ".join(RECORD_COLUMNS)
+_ORDER = 'ORDER BY created_at, id COLLATE "C"'
+
+
+def _where(
+    stages: list[str] | None,
+    kinds: list[str] | None = None,
+    namespace: str | None = None,
+    include_superseded: bool = True,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = ["TRUE"]
+    params: list[Any] = []
+    if stages is not None:
+        clauses.append("stage = ANY(%s::text[])")
+        params.append(stages)
+    if kinds is not None:
+        clauses.append("kind = ANY(%s::text[])")
+        params.append(kinds)
+    if namespace is not None:
+        clauses.append("namespace = %s")
+        params.append(namespace)
+    if not include_superseded:
+        clauses.append("superseded_by IS NULL")
+    return " AND ".join(clauses), params
+
+
+async def _temp_like(conn: AConn, name: str, columns: Sequence[str]) -> None:
+    await conn.execute(
+        f"CREATE TEMP TABLE {name} ON COMMIT DROP AS "
+        f"SELECT {', '.join(columns)} FROM memory_records WITH NO DATA"
+    )
+
+
+async def _missing(conn: AConn, table: str) -> list[str]:
+    return await fetch_ids(
+        conn,
+        f"SELECT t.id FROM {table} AS t WHERE NOT EXISTS "
+        f'(SELECT 1 FROM memory_records AS m WHERE m.id = t.id) ORDER BY t.id COLLATE "C"',
+        [],
+    )
+
+
+class PostgresRecordStore(PostgresStore):
+    """Memory records in PostgreSQL; same contract and orderings as DuckDBRecordStore.
+
+    ``PostgresRecordStore(dsn)``. Batches are loaded with ``COPY`` into a temporary table and
+    applied by one ``INSERT/UPDATE ... SELECT`` in the same transaction, so a DuplicateIdError
+    or NotFoundError leaves nothing written. Opening applies the ``graph`` and ``records``
+    migrations (``relationship_count`` joins the graph tables).
+
+    ``relationship_count`` of a record is the number of distinct non-superseded relationships
+    whose source or target is one of the record's ``entity_ids`` (0 when it has none).
+
+    Durability: each call is one committed PostgreSQL transaction; once it returns it survives
+    an application crash and (with the server's default ``fsync``/``synchronous_commit``) power
+    loss. Note: jsonb normalises numbers, so a metadata float written in exponent form with no
+    fraction (e.g. ``1e20``) reads back as an int.
+    """
+
+    _components = (("graph", GRAPH_MIGRATIONS), ("records", RECORD_MIGRATIONS))
+
+    async def put(self, records: Sequence[MemoryRecord]) -> None:
+        batch = check_records(records, action="put")
+        dups = duplicates([r.id for r in batch])
+        if dups:
+            raise DuplicateIdError(
+                f"put: ids {dups[:10]} appear twice in the batch; nothing written"
+            )
+        if not batch:
+            return
+        rows = [record_to_row(r) for r in batch]
+
+        async def work(conn: AConn) -> None:
+            await _temp_like(conn, "remem_put", RECORD_COLUMNS)
+            await copy_rows(conn, "remem_put", RECORD_COLUMNS, rows)
+            existing = await fetch_ids(
+                conn,
+                "SELECT p.id FROM remem_put AS p JOIN memory_records AS m ON m.id = p.id "
+                'ORDER BY p.id COLLATE "C" LIMIT 10',
+                [],
+            )
+            if existing:
+                raise DuplicateIdError(
+                    f"put: ids {existing} already exist; nothing was written "
+                    "(use upsert to replace)"
+                )
+            await conn.execute(
+                f"INSERT INTO memory_records ({_COLS}) SELECT {_COLS} FROM remem_put"
+            )
+
+        await self._tx(work, action="put")
+
+    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        batch = check_records(records, action="upsert")
+        last = {r.id: r for r in batch}
+        if not last:
+            return
+        rows = [record_to_row(r) for r in last.values()]
+        sets = ", ".join(f"{c} = excluded.{c}" for c in RECORD_COLUMNS if c != "id")
+
+        async def work(conn: AConn) -> None:
+            await _temp_like(conn, "remem_upsert", RECORD_COLUMNS)
+            await copy_rows(conn, "remem_upsert", RECORD_COLUMNS, rows)
+            await conn.execute(
+                f"INSERT INTO memory_records ({_COLS}) SELECT {_COLS} FROM remem_upsert "
+                f"ON CONFLICT (id) DO UPDATE SET {sets}"
+            )
+
+        await self._tx(work, action="upsert")
+
+    async def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        wanted = check_ids(ids, action="get")
+        if not wanted:
+            return []
+        unique = list(dict.fromkeys(wanted))
+
+        async def work(conn: AConn) -> list[tuple[Any, ...]]:
+            cur = await conn.execute(
+                f"SELECT {_COLS} FROM memory_records WHERE id = ANY(%s::text[])", [unique]
+            )
+            return await cur.fetchall()
+
+        found = {row[0]: row for row in await self._tx(work, action="get")}
+        missing = [i for i in unique if i not in found]
+        if missing:
+            raise missing_error(missing, action="get")
+        return [row_to_record(found[i]) for i in wanted]
+
+    async def scan(
+        self,
+        *,
+        stages: Sequence[MemoryStage] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        namespace: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[MemoryRecord]:
+        where, params = _where(
+            stage_values(stages), kind_values(kinds), check_namespace(namespace), include_superseded
+        )
+
+        async def work(conn: AConn) -> list[tuple[Any, ...]]:
+            cur = await conn.execute(
+                f"SELECT {_COLS} FROM memory_records WHERE {where} {_ORDER}", params
+            )
+            return await cur.fetchall()
+
+        return [row_to_record(r) for r in await self._tx(work, action="scan")]
+
+    async def count(self, *, stages: Sequence[MemoryStage] | None = None) -> int:
+        where, params = _where(stage_values(stages))
+
+        async def work(conn: AConn) -> int:
+            cur = await conn.execute(f"SELECT count(*) FROM memory_records WHERE {where}", params)
+            row = await cur.fetchone()
+            return int(row[0]) if row else 0
+
+        return await self._tx(work, action="count")
+
+    async def lifecycle_columns(
+        self, *, stages: Sequence[MemoryStage] | None = None
+    ) -> LifecycleColumns:
+        where, params = _where(stage_values(stages))
+        sql = f"""
+            WITH sel AS (
+                SELECT id, stage, base_score, score_reference_time, created_at, access_count,
+                       confidence, protected, entity_ids
+                FROM memory_records WHERE {where}
+            ),
+            rel_ends AS (
+                SELECT id AS rel_id, source_id AS entity_id FROM graph_relationships
+                WHERE superseded_by IS NULL
+                UNION
+                SELECT id, target_id FROM graph_relationships WHERE superseded_by IS NULL
+            ),
+            rel_counts AS (
+                SELECT s.id, count(DISTINCT e.rel_id) AS n
+                FROM sel AS s CROSS JOIN LATERAL unnest(s.entity_ids) AS u(entity_id)
+                JOIN rel_ends AS e ON e.entity_id = u.entity_id
+                GROUP BY s.id
+            )
+            SELECT sel.id, stage, base_score,
+                   extract(epoch FROM score_reference_time)::float8,
+                   extract(epoch FROM created_at)::float8, access_count, confidence,
+                   coalesce(rel_counts.n, 0)::int8, protected
+            FROM sel LEFT JOIN rel_counts ON rel_counts.id = sel.id
+            ORDER BY sel.created_at, sel.id COLLATE "C"
+        """
+
+        async def work(conn: AConn) -> list[tuple[Any, ...]]:
+            cur = conn.cursor(binary=True)
+            await cur.execute(sql, params)
+            return await cur.fetchall()
+
+        rows = await self._tx(work, action="lifecycle_columns")
+        cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [()] * 9
+        return LifecycleColumns(
+            ids=list(cols[0]),
+            stage=list(cols[1]),
+            base_score=np.array(cols[2], dtype=np.float64),
+            score_reference_time=np.array(cols[3], dtype=np.float64),
+            created_at=np.array(cols[4], dtype=np.float64),
+            access_count=np.array(cols[5], dtype=np.int64),
+            confidence=np.array(cols[6], dtype=np.float64),
+            relationship_count=np.array(cols[7], dtype=np.int64),
+            protected=np.array(cols[8], dtype=np.bool_),
+        )
+
+    async def update_lifecycle(
+        self, updates: Sequence[tuple[str, MemoryLifecycleMetadata]]
+    ) -> None:
+        batch = check_updates(updates)
+        if not batch:
+            return
+        columns = ("id", *LIFECYCLE_COLUMNS)
+        rows = [(record_id, *lifecycle_values(lc)) for record_id, lc in batch]
+        sets = ", ".join(f"{c} = v.{c}" for c in LIFECYCLE_COLUMNS)
+
+        async def work(conn: AConn) -> None:
+            await _temp_like(conn, "remem_lc", columns)
+            await copy_rows(conn, "remem_lc", columns, rows)
+            missing = await _missing(conn, "remem_lc")
+            if missing:
+                raise missing_error(missing, action="update_lifecycle")
+            await conn.execute(
+                f"UPDATE memory_records AS m SET {sets} FROM remem_lc AS v WHERE m.id = v.id"
+            )
+
+        await self._tx(work, action="update_lifecycle")
+
+    async def record_accesses(
+        self, ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
+    ) -> None:
+        id_list, scores, when = check_accesses(ids, new_base_scores, at)
+        if not id_list:
+            return
+        acc = "unnest(%(ids)s::text[], %(scores)s::float8[]) AS v(id, score)"
+        params = {"ids": id_list, "scores": scores, "at": when}
+
+        async def work(conn: AConn) -> None:
+            missing = await fetch_ids(
+                conn,
+                f"SELECT v.id FROM {acc} WHERE NOT EXISTS "
+                '(SELECT 1 FROM memory_records AS m WHERE m.id = v.id) ORDER BY v.id COLLATE "C"',
+                params,
+            )
+            if missing:
+                raise missing_error(missing, action="record_accesses")
+            early = await fetch_ids(
+                conn,
+                f"SELECT m.id FROM memory_records AS m JOIN {acc} ON m.id = v.id "
+                'WHERE m.created_at > %(at)s ORDER BY m.id COLLATE "C" LIMIT 10',
+                params,
+            )
+            if early:
+                raise InvalidArgumentError(
+                    f"record_accesses: at={when.isoformat()} is before the creation of "
+                    f"{early}; pass the time of the access"
+                )
+            await conn.execute(
+                "UPDATE memory_records AS m SET access_count = m.access_count + 1, "
+                "accessed_at = %(at)s, score_reference_time = %(at)s, base_score = v.score "
+                f"FROM {acc} WHERE m.id = v.id",
+                params,
+            )
+
+        await self._tx(work, action="record_accesses")
+
+    async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None:
+        when = check_supersede(old_id, new_id, at)
+
+        async def work(conn: AConn) -> None:
+            cur = await conn.execute(
+                "SELECT id, superseded_by FROM memory_records WHERE id IN (%s, %s) FOR UPDATE",
+                [old_id, new_id],
+            )
+            found = {r[0]: r[1] for r in await cur.fetchall()}
+            missing = [i for i in (old_id, new_id) if i not in found]
+            if missing:
+                raise missing_error(missing, action="supersede")
+            current = found[old_id]
+            if current is not None and current != new_id:
+                raise InvalidArgumentError(
+                    f"{old_id!r} is already superseded by {current!r}; supersede that one instead"
+                )
+            await conn.execute(
+                "UPDATE memory_records SET superseded_by = %s, valid_to = CASE "
+                "WHEN valid_to IS NULL OR valid_to > %s THEN %s ELSE valid_to END WHERE id = %s",
+                [new_id, when, when, old_id],
+            )
+
+        await self._tx(work, action="supersede")
+
+    async def delete(self, ids: Sequence[str]) -> int:
+        unique = list(dict.fromkeys(check_ids(ids, action="delete")))
+        if not unique:
+            return 0
+
+        async def work(conn: AConn) -> int:
+            cur = await conn.execute(
+                "DELETE FROM memory_records WHERE id = ANY(%s::text[])", [unique]
+            )
+            return cur.rowcount
+
+        return await self._tx(work, action="delete")

@@ -1,0 +1,111 @@
+"""Argument checks shared by every RecordStore backend, so they refuse the same input alike."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+
+from remem.errors import InvalidArgumentError, NonFiniteError, NotFoundError, ShapeError
+from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryStage
+from remem.stores.record_rows import check_ids, check_time, duplicates
+
+
+def stage_values(stages: Sequence[MemoryStage] | None) -> list[str] | None:
+    return _enum_values(stages, MemoryStage, "stages")
+
+
+def kind_values(kinds: Sequence[MemoryKind] | None) -> list[str] | None:
+    return _enum_values(kinds, MemoryKind, "kinds")
+
+
+def _enum_values(
+    values: Sequence[object] | None, enum: type[MemoryStage] | type[MemoryKind], field: str
+) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidArgumentError(f"{field} must be a list of {enum.__name__}, e.g. [{field}[0]]")
+    out = []
+    for value in values:
+        try:
+            out.append(enum(str(value)).value)
+        except ValueError as exc:
+            allowed = ", ".join(m.value for m in enum)
+            raise InvalidArgumentError(
+                f"{field}: unknown {enum.__name__} {value!r}; use one of {allowed}"
+            ) from exc
+    return out
+
+
+def check_namespace(namespace: str | None) -> str | None:
+    if namespace is not None and (not isinstance(namespace, str) or not namespace):
+        raise InvalidArgumentError(f"namespace must be a non-empty string, got {namespace!r}")
+    return namespace
+
+
+def check_updates(
+    updates: Sequence[tuple[str, MemoryLifecycleMetadata]],
+) -> list[tuple[str, MemoryLifecycleMetadata]]:
+    if isinstance(updates, str) or not isinstance(updates, Sequence):
+        raise InvalidArgumentError("update_lifecycle takes a sequence of (id, lifecycle) pairs")
+    out = list(updates)
+    for item in out:
+        if (
+            not isinstance(item, tuple)
+            or len(item) != 2
+            or not isinstance(item[0], str)
+            or not item[0]
+            or not isinstance(item[1], MemoryLifecycleMetadata)
+        ):
+            raise InvalidArgumentError(
+                f"update_lifecycle: {item!r} is not an (id, MemoryLifecycleMetadata) pair"
+            )
+    dups = duplicates([i for i, _ in out])
+    if dups:
+        raise InvalidArgumentError(
+            f"update_lifecycle: ids {dups[:10]} appear more than once; send one update per id"
+        )
+    return out
+
+
+def check_accesses(
+    ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
+) -> tuple[list[str], list[float], datetime]:
+    id_list = check_ids(ids, action="record_accesses")
+    if isinstance(new_base_scores, str | bytes):
+        raise InvalidArgumentError("new_base_scores must be a sequence of floats")
+    try:
+        scores = [float(s) for s in new_base_scores]
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"new_base_scores must be floats: {exc}") from exc
+    if len(scores) != len(id_list):
+        raise ShapeError(
+            f"record_accesses got {len(id_list)} ids but {len(scores)} scores; pass one per id"
+        )
+    for value in scores:
+        if not math.isfinite(value):
+            raise NonFiniteError(f"new_base_scores contains {value}; scores must be finite")
+        if not 0.0 <= value <= 1.0:
+            raise InvalidArgumentError(f"new_base_scores contains {value}; scores lie in 0..1")
+    dups = duplicates(id_list)
+    if dups:
+        raise InvalidArgumentError(
+            f"record_accesses: ids {dups[:10]} appear more than once; send each id once"
+        )
+    return id_list, scores, check_time(at, field="at")
+
+
+def check_supersede(old_id: str, new_id: str, at: datetime) -> datetime:
+    check_ids([old_id, new_id], action="supersede")
+    if old_id == new_id:
+        raise InvalidArgumentError(f"{old_id!r} cannot supersede itself; pass a different new id")
+    return check_time(at, field="at")
+
+
+def missing_error(missing: Sequence[str], *, action: str) -> NotFoundError:
+    shown = list(missing)[:10]
+    more = f" and {len(missing) - len(shown)} more" if len(missing) > len(shown) else ""
+    return NotFoundError(
+        f"{action}: unknown record ids {shown}{more}; check the ids or put the records first"
+    )
