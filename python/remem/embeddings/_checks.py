@@ -7,7 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.errors import DTypeError, InvalidArgumentError, NonFiniteError, ShapeError
+from remem.errors import ConfigError, DTypeError, InvalidArgumentError, NonFiniteError, ShapeError
+
+
+class DimensionUnknownError(ConfigError, AttributeError):
+    """``dimension`` read before the first call taught it.
+
+    Also an AttributeError so that ``hasattr``-based checks (``isinstance`` against the
+    runtime-checkable protocol on Python 3.11) see a missing attribute instead of crashing.
+    """
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:

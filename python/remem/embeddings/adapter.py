@@ -8,7 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.embeddings._checks import check_text, check_texts, first_row, to_matrix
+from remem.embeddings._checks import (
+    DimensionUnknownError,
+    check_text,
+    check_texts,
+    first_row,
+    to_matrix,
+)
 from remem.embeddings.service import EmbeddingService
 from remem.errors import ConfigError, InvalidArgumentError
 
@@ -46,7 +52,7 @@ class EmbeddingFunctionAdapter:
     @property
     def dimension(self) -> int:
         if self._dimension is None:
-            raise ConfigError(
+            raise DimensionUnknownError(
                 f"the dimension of {self._model_name!r} is not known until its first embed call; "
                 "pass dimension= to as_embedding_service or embed one text first"
             )

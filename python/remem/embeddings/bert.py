@@ -191,7 +191,9 @@ class NumpyBertEncoder:
             + self._position[:seq][None, :, :]
             + self._token_type[token_type_ids]
         )
-        x = _layer_norm(x, *self._emb_ln, cfg.layer_norm_eps)
+        # Hidden states stay 2-D (batch·seq, hidden): one large GEMM per linear layer is much
+        # faster than numpy's stacked 3-D matmul, especially when BLAS threads are contended.
+        x = _layer_norm(x.reshape(batch * seq, cfg.hidden_size), *self._emb_ln, cfg.layer_norm_eps)
         heads = cfg.num_attention_heads
         head_dim = cfg.hidden_size // heads
         scale = np.float32(1.0 / np.sqrt(head_dim))
@@ -199,14 +201,17 @@ class NumpyBertEncoder:
         mask_bias = np.where(attention_mask[:, None, None, :] > 0, 0.0, np.finfo(np.float32).min)
         mask_bias = mask_bias.astype(np.float32)
         for layer in self._layers:
-            qkv = x @ layer.qkv_w + layer.qkv_b  # (b, s, 3h)
-            qkv = qkv.reshape(batch, seq, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]  # (b, heads, s, head_dim)
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + mask_bias
+            qkv = (x @ layer.qkv_w + layer.qkv_b).reshape(batch, seq, 3, heads, head_dim)
+            # Contiguous (batch, heads, seq, head_dim) stacks: numpy's matmul reaches BLAS only
+            # for contiguous stacks and loops naively over transposed views.
+            q = np.ascontiguousarray(qkv[:, :, 0].transpose(0, 2, 1, 3))
+            k_t = np.ascontiguousarray(qkv[:, :, 1].transpose(0, 2, 3, 1))
+            v = np.ascontiguousarray(qkv[:, :, 2].transpose(0, 2, 1, 3))
+            scores = (q @ k_t) * scale + mask_bias
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, seq, cfg.hidden_size)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * seq, cfg.hidden_size)
             attended = context @ layer.out_w + layer.out_b
             x = _layer_norm(x + attended, layer.ln1_w, layer.ln1_b, cfg.layer_norm_eps)
             hidden = _gelu(x @ layer.ff_in_w + layer.ff_in_b)
@@ -216,4 +221,5 @@ class NumpyBertEncoder:
                 layer.ln2_b,
                 cfg.layer_norm_eps,
             )
+        x = x.reshape(batch, seq, cfg.hidden_size)
         return np.ascontiguousarray(x, dtype=np.float32)

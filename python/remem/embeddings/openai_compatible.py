@@ -15,7 +15,13 @@ import httpx
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.embeddings._checks import check_text, check_texts, first_row, to_matrix
+from remem.embeddings._checks import (
+    DimensionUnknownError,
+    check_text,
+    check_texts,
+    first_row,
+    to_matrix,
+)
 from remem.errors import ConfigError, EmbeddingError, NonFiniteError, ShapeError
 
 __all__ = ["OpenAICompatibleEmbedder"]
@@ -97,7 +103,7 @@ class OpenAICompatibleEmbedder:
     @property
     def dimension(self) -> int:
         if self._dimension is None:
-            raise ConfigError(
+            raise DimensionUnknownError(
                 f"the dimension of {self.model_name} is not known until its first embed call; "
                 "pass dimension= or embed one text first"
             )
