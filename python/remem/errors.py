@@ -14,6 +14,7 @@ The tree::
     ├── BudgetError                (ValueError)   must-keep items exceed the token budget
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
+    ├── EmbeddingError                            an embedding provider failed or answered badly
     └── StoreError                                a store refused or failed an operation
         ├── StoreClosedError                      used after aclose()
         ├── DuplicateIdError                      an id that already exists; nothing changed
@@ -36,6 +37,7 @@ __all__ = [
     "DTypeError",
     "DimensionMismatchError",
     "DuplicateIdError",
+    "EmbeddingError",
     "EmbeddingModelMismatchError",
     "InputError",
     "IntegrityError",
@@ -99,6 +101,10 @@ class UnknownEncodingError(RememError, ValueError):
 
 class NativeError(RememError, RuntimeError):
     """A bug in the native core. User input never causes this; please report it."""
+
+
+class EmbeddingError(RememError):
+    """An embedding provider failed or returned an invalid response; the message names it."""
 
 
 class StoreError(RememError):

