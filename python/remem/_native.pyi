@@ -27,9 +27,6 @@ def count_tokens_one(text: str, encoding: str = "o200k_base") -> int: ...
 
 # --- top-k (f32 exact, int8 quantized) --------------------------------------------------------
 
-import numpy as np  # noqa: E402
-from numpy.typing import NDArray  # noqa: E402
-
 def top_k(
     queries: NDArray[np.float32],
     matrix: NDArray[np.float32],

@@ -10,8 +10,25 @@ from __future__ import annotations
 import os
 
 from remem import _native
+from remem.kernels.tokens import (
+    count_tokens,
+    count_tokens_one,
+    estimate_tokens,
+    estimate_tokens_one,
+)
+from remem.kernels.topk import QuantizedIndex, QuantizedMatrix, quantize, top_k, top_k_quantized
 
 # rayon's worker threads do not survive fork(); a forked child runs kernels single-threaded.
 os.register_at_fork(after_in_child=_native.after_fork_in_child)
 
-__all__: list[str] = []
+__all__ = [
+    "QuantizedIndex",
+    "QuantizedMatrix",
+    "count_tokens",
+    "count_tokens_one",
+    "estimate_tokens",
+    "estimate_tokens_one",
+    "quantize",
+    "top_k",
+    "top_k_quantized",
+]
