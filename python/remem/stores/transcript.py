@@ -8,6 +8,8 @@ from typing import Protocol, Self, runtime_checkable
 from remem.errors import InvalidArgumentError
 from remem.models import TranscriptEntry, TranscriptSession
 
+MAX_INT64 = 2**63 - 1
+
 
 @runtime_checkable
 class TranscriptStore(Protocol):
@@ -66,6 +68,11 @@ def check_entries(entries: Sequence[object]) -> tuple[TranscriptEntry, ...]:
                 f"entries[{position}] is a {type(entry).__name__}, not a TranscriptEntry; "
                 "build TranscriptEntry objects first"
             )
+        if entry.turn_number > MAX_INT64:
+            raise InvalidArgumentError(
+                f"entries[{position}].turn_number {entry.turn_number} exceeds {MAX_INT64}, "
+                "the largest turn number a database column holds"
+            )
     return checked
 
 
@@ -73,8 +80,10 @@ def check_page(since_turn: int | None, limit: int | None) -> None:
     for name, value in (("since_turn", since_turn), ("limit", limit)):
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidArgumentError(f"{name} must be a non-negative int or None, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INT64:
+            raise InvalidArgumentError(
+                f"{name} must be None or an int in 0..{MAX_INT64}, got {value!r}"
+            )
 
 
 def check_session_id(session_id: object) -> str:
