@@ -7,6 +7,7 @@ clear-cut cases, never raw scores.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -87,8 +88,9 @@ async def test_clear_cut_rankings_agree(store: EpisodicStore) -> None:
     assert await ids(store, "bread") == ["s1-3"]
     assert await ids(store, "volcano") == []
     hits = await store.search("hiking")
-    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
-    assert hits[0].kind is EpisodeKind.TURN and hits[0].turn_number == 1
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
+    assert hits[0].kind is EpisodeKind.TURN
+    assert hits[0].turn_number == 1
 
 
 async def test_ties_break_by_newer_then_id(store: EpisodicStore) -> None:
@@ -163,7 +165,7 @@ async def test_empty_and_punctuation_queries_return_nothing(store: EpisodicStore
         ("Straße und Fußball", "straße"),
         ("مرحبا بالعالم", "بالعالم"),
         ("שלום עולם", "עולם"),
-        ("ＦＵＬＬＷＩＤＴＨ text", "fullwidth"),
+        ("ＦＵＬＬＷＩＤＴＨ text", "fullwidth"),  # noqa: RUF001
     ],
 )
 async def test_multilingual_matches(store: EpisodicStore, text: str, query: str) -> None:
@@ -223,7 +225,8 @@ async def test_large_texts_are_stored_whole_and_searched_up_to_the_cap(
     text = "needle " + filler + " tailword " + "y" * 1_000_000
     await store.add_note("big", text, created_at=T0)
     hits = await store.search("needle")
-    assert [h.id for h in hits] == ["big"] and hits[0].text == text
+    assert [h.id for h in hits] == ["big"]
+    assert hits[0].text == text
     assert await store.search("tailword") == []
 
 

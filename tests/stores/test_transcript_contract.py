@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -35,8 +36,8 @@ async def store(request: pytest.FixtureRequest, tmp_path: object) -> AsyncIterat
         yield backend
 
 
-def entry(n: int, session: str = "s1", **fields: object) -> TranscriptEntry:
-    values: dict[str, object] = {
+def entry(n: int, session: str = "s1", **fields: Any) -> TranscriptEntry:
+    values: dict[str, Any] = {
         "id": f"{session}-{n}",
         "session_id": session,
         "turn_number": n,
@@ -150,7 +151,7 @@ async def test_delete_session_removes_it_and_its_entries(store: TranscriptStore)
     "text",
     [
         "",
-        "东京の天気は？ 서울 날씨",
+        "东京の天気は？ 서울 날씨",  # noqa: RUF001
         "emoji 🙂👩‍👩‍👧 flags 🇫🇷",
         "עברית and العربية mixed RTL",
         "e\u0301 combining, ﬁ ligature, \u200b zero-width",

@@ -6,7 +6,7 @@ neither segments Chinese or Japanese), remem derives a *search text* in Python a
 engines merely split it on non-word characters and lowercase it:
 
 1. NFKC normalisation, then accents removed (NFKD, combining marks dropped): "café" ≡ "cafe",
-   fullwidth "ＡＢＣ" ≡ "abc".
+   fullwidth letters ≡ ASCII ones.
 2. Runs of CJK characters (Han, Hiragana, Katakana, Hangul) become overlapping **bigrams**
    plus unigrams — the classic CJK indexing of Lucene's CJKAnalyzer. "東京に住む" is indexed as
    東 京 に 住 む 東京 京に に住 住む, so the two-character word 東京 matches. Measured on the

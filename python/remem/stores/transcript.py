@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 from remem.errors import InvalidArgumentError
@@ -44,7 +45,12 @@ class TranscriptStore(Protocol):
     async def delete_session(self, session_id: str) -> None: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
-    async def __aexit__(self, *exc: object) -> None: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
 
 
 def check_session(session: object) -> TranscriptSession:
@@ -61,8 +67,8 @@ def check_entries(entries: Sequence[object]) -> tuple[TranscriptEntry, ...]:
         raise InvalidArgumentError(
             f"expected a sequence of TranscriptEntry, got {type(entries).__name__}"
         )
-    checked = tuple(entries)
-    for position, entry in enumerate(checked):
+    checked: list[TranscriptEntry] = []
+    for position, entry in enumerate(entries):
         if not isinstance(entry, TranscriptEntry):
             raise InvalidArgumentError(
                 f"entries[{position}] is a {type(entry).__name__}, not a TranscriptEntry; "
@@ -73,7 +79,8 @@ def check_entries(entries: Sequence[object]) -> tuple[TranscriptEntry, ...]:
                 f"entries[{position}].turn_number {entry.turn_number} exceeds {MAX_INT64}, "
                 "the largest turn number a database column holds"
             )
-    return checked
+        checked.append(entry)
+    return tuple(checked)
 
 
 def check_page(since_turn: int | None, limit: int | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -71,7 +72,7 @@ _COLUMNS = (
     "id, kind, session_id, turn_number, user_message, assistant_message, text, created_at, "
     "metadata, search_text"
 )
-_Row = tuple[object, ...]
+_Row = tuple[Any, ...]
 
 
 class PostgresEpisodicStore(StoreLifecycle):
@@ -230,7 +231,7 @@ class PostgresEpisodicStore(StoreLifecycle):
                 turn_number=r[2],
                 user_message=r[3],
                 assistant_message=r[4],
-                created_at=r[5].astimezone(UTC),  # type: ignore[attr-defined]
+                created_at=r[5].astimezone(UTC),
                 metadata=r[6],
             )
             for r in rows
@@ -285,7 +286,7 @@ class PostgresEpisodicStore(StoreLifecycle):
             for r in rows
         ]
 
-    async def _fetch(self, query: str, params: tuple[object, ...]) -> list[_Row]:
+    async def _fetch(self, query: str, params: tuple[Any, ...]) -> list[_Row]:
         pool = await self._pool.get()
         try:
             async with pool.connection() as conn:
@@ -325,7 +326,7 @@ def _hit(row: _Row) -> EpisodicHit:
         session_id=session_id,
         turn_number=turn,
         text=text,
-        score=float(score),  # type: ignore[arg-type]
-        created_at=created_at.astimezone(UTC),  # type: ignore[attr-defined]
-        metadata=metadata,  # type: ignore[arg-type]
+        score=float(score),
+        created_at=created_at.astimezone(UTC),
+        metadata=metadata,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC
+from typing import Any
 
 import psycopg
 from psycopg.types.json import Json
@@ -202,7 +203,7 @@ class PostgresTranscriptStore(StoreLifecycle):
             raise_backend(exc, f"reading session {session_id!r}")
         return [_entry(row) for row in rows]
 
-    async def _fetch(self, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+    async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         pool = await self._pool.get()
         try:
             async with pool.connection() as conn:
@@ -218,18 +219,18 @@ def _unknown_session(session_id: str) -> NotFoundError:
     )
 
 
-def _session(row: tuple[object, ...]) -> TranscriptSession:
+def _session(row: tuple[Any, ...]) -> TranscriptSession:
     session_id, model_name, title, created_at, metadata = row
     return TranscriptSession.model_construct(
         session_id=session_id,
         model_name=model_name,
         title=title,
-        created_at=created_at.astimezone(UTC),  # type: ignore[attr-defined]
-        metadata=metadata,  # type: ignore[arg-type]
+        created_at=created_at.astimezone(UTC),
+        metadata=metadata,
     )
 
 
-def _entry(row: tuple[object, ...]) -> TranscriptEntry:
+def _entry(row: tuple[Any, ...]) -> TranscriptEntry:
     id_, session_id, turn, user, assistant, created_at, metadata = row
     return TranscriptEntry.model_construct(
         id=id_,
@@ -237,6 +238,6 @@ def _entry(row: tuple[object, ...]) -> TranscriptEntry:
         turn_number=turn,
         user_message=user,
         assistant_message=assistant,
-        created_at=created_at.astimezone(UTC),  # type: ignore[attr-defined]
-        metadata=metadata,  # type: ignore[arg-type]
+        created_at=created_at.astimezone(UTC),
+        metadata=metadata,
     )

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 from remem.errors import DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
@@ -52,7 +53,9 @@ _SCHEMA = (
         tokenize='unicode61 remove_diacritics 2'
     )""",
     """CREATE TRIGGER IF NOT EXISTS episodic_items_indexed AFTER INSERT ON episodic_items
-        BEGIN INSERT INTO episodic_fts (rowid, search_text) VALUES (new.seq, new.search_text); END""",
+        BEGIN
+            INSERT INTO episodic_fts (rowid, search_text) VALUES (new.seq, new.search_text);
+        END""",
     """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable BEFORE UPDATE ON episodic_items
         BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END""",
     """CREATE TABLE IF NOT EXISTS episodic_day_summaries (
@@ -77,7 +80,7 @@ _HIT = (
     "ON i.seq = episodic_fts.rowid WHERE episodic_fts MATCH ?"
 )
 
-_Row = tuple[object, ...]
+_Row = tuple[Any, ...]
 
 
 class SQLiteEpisodicStore(StoreLifecycle):
@@ -326,9 +329,9 @@ def _hit(row: _Row) -> EpisodicHit:
         session_id=session_id,
         turn_number=turn,
         text=text,
-        score=float(score),  # type: ignore[arg-type]
-        created_at=from_micros(created_at_us),  # type: ignore[arg-type]
-        metadata=load_metadata(metadata),  # type: ignore[arg-type]
+        score=float(score),
+        created_at=from_micros(created_at_us),
+        metadata=load_metadata(metadata),
     )
 
 
@@ -340,6 +343,6 @@ def _entry(row: _Row) -> TranscriptEntry:
         turn_number=turn,
         user_message=user,
         assistant_message=assistant,
-        created_at=from_micros(created_at_us),  # type: ignore[arg-type]
-        metadata=load_metadata(metadata),  # type: ignore[arg-type]
+        created_at=from_micros(created_at_us),
+        metadata=load_metadata(metadata),
     )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from remem.errors import NotFoundError, StoreError
 from remem.models import TranscriptEntry, TranscriptSession
@@ -59,7 +61,7 @@ _SELECT = (
 
 @dataclass(slots=True)
 class _Append:
-    rows: list[tuple[object, ...]]
+    rows: list[tuple[Any, ...]]
     session_ids: set[str]
     future: asyncio.Future[None]
     loop: asyncio.AbstractEventLoop
@@ -178,7 +180,7 @@ class SQLiteTranscriptStore(StoreLifecycle):
         checked = check_entries(entries)
         if not checked:
             return
-        rows: list[tuple[object, ...]] = [
+        rows: list[tuple[Any, ...]] = [
             (
                 e.id,
                 e.session_id,
@@ -224,10 +226,9 @@ class SQLiteTranscriptStore(StoreLifecycle):
         except BaseException as exc:  # e.g. BackendError opening the file; never lose a caller
             outcomes = [exc] * len(group)
         for append, outcome in zip(group, outcomes, strict=True):
-            try:
+            # RuntimeError: the caller's event loop is closed, so nobody is waiting.
+            with contextlib.suppress(RuntimeError):
                 append.loop.call_soon_threadsafe(_settle, append.future, outcome)
-            except RuntimeError:  # the caller's event loop is closed; nobody is waiting
-                pass
 
     async def get_entries(
         self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
@@ -251,7 +252,7 @@ class SQLiteTranscriptStore(StoreLifecycle):
             raise _unknown_session(session_id)
         return entries
 
-    async def _read(self, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+    async def _read(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
             return await self._db.run(lambda conn: conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:
@@ -299,19 +300,19 @@ def _unknown_session(session_id: str) -> NotFoundError:
     )
 
 
-def _session(row: tuple[object, ...]) -> TranscriptSession:
+def _session(row: tuple[Any, ...]) -> TranscriptSession:
     session_id, model_name, title, created_at_us, metadata = row
     # Rows were validated on the way in; skip re-validation on the read path.
     return TranscriptSession.model_construct(
         session_id=session_id,
         model_name=model_name,
         title=title,
-        created_at=from_micros(created_at_us),  # type: ignore[arg-type]
-        metadata=load_metadata(metadata),  # type: ignore[arg-type]
+        created_at=from_micros(created_at_us),
+        metadata=load_metadata(metadata),
     )
 
 
-def _entry(row: tuple[object, ...]) -> TranscriptEntry:
+def _entry(row: tuple[Any, ...]) -> TranscriptEntry:
     id_, session_id, turn, user, assistant, created_at_us, metadata = row
     return TranscriptEntry.model_construct(
         id=id_,
@@ -319,8 +320,8 @@ def _entry(row: tuple[object, ...]) -> TranscriptEntry:
         turn_number=turn,
         user_message=user,
         assistant_message=assistant,
-        created_at=from_micros(created_at_us),  # type: ignore[arg-type]
-        metadata=load_metadata(metadata),  # type: ignore[arg-type]
+        created_at=from_micros(created_at_us),
+        metadata=load_metadata(metadata),
     )
 
 
