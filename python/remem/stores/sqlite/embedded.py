@@ -53,6 +53,10 @@ def parse_durability(value: str | Durability) -> Durability:
 
 
 class _Worker(BlockingWorker):
+    def submit(self, fn: Callable[[], None]) -> None:
+        """Queue ``fn`` without waiting for it."""
+        self._executor.submit(fn)
+
     def close_after_queued(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` after every queued job, then let the thread exit; never blocks."""
         try:
@@ -172,7 +176,7 @@ class EmbeddedDatabase:
 
     def submit_job(self, fn: Callable[[], None]) -> None:
         """Queue ``fn`` on the worker without waiting (it reports its own results)."""
-        self._worker._executor.submit(fn)
+        self._worker.submit(fn)
 
     async def close(self) -> None:
         """Close the connection after queued jobs and stop the worker thread."""
