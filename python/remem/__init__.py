@@ -4,5 +4,14 @@ from __future__ import annotations
 
 from remem import errors, kernels
 from remem._native import __version__
+from remem.models import TranscriptEntry, TranscriptSession
+from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 
-__all__ = ["__version__", "errors", "kernels"]
+__all__ = [
+    "SQLiteTranscriptStore",
+    "TranscriptEntry",
+    "TranscriptSession",
+    "__version__",
+    "errors",
+    "kernels",
+]

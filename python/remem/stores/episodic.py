@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
+from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from remem.errors import ConfigError, InvalidArgumentError
 from remem.models import DaySummary, EpisodicHit, TranscriptEntry
+from remem.models.metadata import Scalar, check_metadata
+from remem.models.text import check_text
+from remem.models.time import require_aware
 
 
 @runtime_checkable
@@ -18,6 +25,20 @@ class EpisodicStore(Protocol):
     punctuation are never interpreted as query syntax, so any string is safe); an empty query
     returns []. ``days`` groups a session's turns by calendar day in the store's timezone (an IANA
     name, default UTC), so a turn at 23:59 and one at 00:01 fall on different days.
+
+    Details every backend shares (checked by the parity suite):
+    - text is normalised by :mod:`remem.stores.search_text` (accents folded, CJK bigrams) and
+      the query's words are ORed; scores are backend-specific in scale (bm25 vs ts_rank_cd), only
+      their order is comparable;
+    - ``since`` is inclusive and ``until`` exclusive; both must be timezone-aware;
+    - a turn's hit text is its user message and assistant message joined by a newline;
+    - ``index_turns`` / ``add_note`` of an id that exists with identical content is a no-op (so
+      indexing can be retried); with other content it raises DuplicateIdError and changes
+      nothing; a batch is all-or-nothing; a turn's (session_id, turn_number) is unique;
+    - ``days`` of a session with no indexed turns returns {}; within a day turns are in turn
+      order and days ascend;
+    - ``put_day_summary`` replaces the summary of the same (session, day); its timezone must be
+      the store's (InvalidArgumentError otherwise); ``get_day_summaries`` orders by day.
     """
 
     async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None: ...
@@ -44,4 +65,105 @@ class EpisodicStore(Protocol):
     async def get_day_summaries(self, session_id: str) -> list[DaySummary]: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
-    async def __aexit__(self, *exc: object) -> None: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+def turn_text(entry: TranscriptEntry) -> str:
+    """The searchable text of a turn: both messages, newline-separated, empty parts skipped."""
+    return "\n".join(part for part in (entry.user_message, entry.assistant_message) if part)
+
+
+def load_timezone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:
+        raise ConfigError(
+            f"timezone {name!r} is not an IANA timezone name; use e.g. 'UTC' or 'Europe/Paris'"
+        ) from exc
+
+
+def group_by_day(
+    entries: Sequence[TranscriptEntry], timezone: ZoneInfo
+) -> dict[date, list[TranscriptEntry]]:
+    """Turns grouped by their calendar day in ``timezone``; days ascending, turns in order."""
+    days: dict[date, list[TranscriptEntry]] = {}
+    for entry in sorted(entries, key=lambda e: e.turn_number):
+        days.setdefault(entry.created_at.astimezone(timezone).date(), []).append(entry)
+    return dict(sorted(days.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class NoteInput:
+    note_id: str
+    text: str
+    created_at: datetime
+    session_id: str | None
+    metadata: dict[str, Scalar]
+
+
+def check_note(
+    note_id: object,
+    text: object,
+    created_at: object,
+    session_id: object,
+    metadata: Mapping[str, object] | None,
+) -> NoteInput:
+    """Validated note arguments, or the typed error naming the bad one."""
+    if not isinstance(note_id, str) or not 1 <= len(note_id) <= 512:
+        raise InvalidArgumentError(f"note_id must be a str of 1-512 characters, got {note_id!r}")
+    check_text(note_id, field="note_id")
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgumentError("a note's text must be a non-empty str; pass what to remember")
+    check_text(text, field="text")
+    if not isinstance(created_at, datetime):
+        raise InvalidArgumentError(f"created_at must be a datetime, got {created_at!r}")
+    if session_id is not None:
+        check_search_session(session_id)
+    return NoteInput(
+        note_id=note_id,
+        text=text,
+        created_at=require_aware(created_at, field="created_at"),
+        session_id=session_id,  # type: ignore[arg-type]
+        metadata=check_metadata(metadata),
+    )
+
+
+def check_search_session(session_id: object) -> str:
+    if not isinstance(session_id, str) or not session_id:
+        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+    check_text(session_id, field="session_id")
+    return session_id
+
+
+def check_search(
+    query: object, limit: object, since: datetime | None, until: datetime | None
+) -> tuple[str, int, datetime | None, datetime | None]:
+    if not isinstance(query, str):
+        raise InvalidArgumentError(f"query must be a str, got {type(query).__name__}")
+    # No check_text: only the query's word characters ever reach a backend, so any str is safe.
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InvalidArgumentError(f"limit must be a non-negative int, got {limit!r}")
+    return (
+        query,
+        limit,
+        None if since is None else require_aware(since, field="since"),
+        None if until is None else require_aware(until, field="until"),
+    )
+
+
+def check_summary(summary: object, timezone: str) -> DaySummary:
+    if not isinstance(summary, DaySummary):
+        raise InvalidArgumentError(
+            f"expected a DaySummary, got {type(summary).__name__}; build one first"
+        )
+    if summary.timezone != timezone:
+        raise InvalidArgumentError(
+            f"the summary is for timezone {summary.timezone!r} but this store groups days in "
+            f"{timezone!r}; build the summary with timezone={timezone!r}"
+        )
+    return summary

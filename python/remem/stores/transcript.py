@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
+from remem.errors import InvalidArgumentError
 from remem.models import TranscriptEntry, TranscriptSession
+
+MAX_INT64 = 2**63 - 1
 
 
 @runtime_checkable
@@ -14,13 +18,20 @@ class TranscriptStore(Protocol):
 
     Contract (every backend, checked by the parity suite):
     - entries are immutable; appending an id that exists raises DuplicateIdError and changes
-      nothing; a batch append is all-or-nothing;
+      nothing; a batch append is all-or-nothing (a duplicate inside the batch counts too);
     - a (session_id, turn_number) pair is unique (DuplicateIdError), and appending to an unknown
       session raises NotFoundError;
     - ``get_entries`` returns turns in turn order, ``since_turn`` exclusive, with no silent cap
-      (``limit=None`` returns everything);
+      (``limit=None`` returns everything); an unknown session raises NotFoundError; a negative
+      ``since_turn`` or ``limit`` raises InvalidArgumentError (``limit=0`` returns []);
+    - ``get_session`` and ``delete_session`` of an unknown session raise NotFoundError;
+    - ``create_session`` of an existing session_id raises DuplicateIdError;
     - ``list_sessions`` orders by created_at then session_id;
-    - ``delete_session`` removes the session and its entries: the only way anything is deleted.
+    - ``delete_session`` removes the session and its entries: the only way anything is deleted;
+    - a write is acknowledged (the awaited call returns) only after it committed; cancelling the
+      awaiting task does not undo a write that was already handed to the backend;
+    - passing something other than a TranscriptSession/TranscriptEntry raises
+      InvalidArgumentError; after ``aclose()`` every call raises StoreClosedError.
     """
 
     async def create_session(self, session: TranscriptSession) -> None: ...
@@ -34,4 +45,55 @@ class TranscriptStore(Protocol):
     async def delete_session(self, session_id: str) -> None: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
-    async def __aexit__(self, *exc: object) -> None: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+def check_session(session: object) -> TranscriptSession:
+    if not isinstance(session, TranscriptSession):
+        raise InvalidArgumentError(
+            f"expected a TranscriptSession, got {type(session).__name__}; build one first"
+        )
+    return session
+
+
+def check_entries(entries: Sequence[object]) -> tuple[TranscriptEntry, ...]:
+    """The entries as a tuple, or InvalidArgumentError if one is not a TranscriptEntry."""
+    if isinstance(entries, str | bytes) or not isinstance(entries, Sequence):
+        raise InvalidArgumentError(
+            f"expected a sequence of TranscriptEntry, got {type(entries).__name__}"
+        )
+    checked: list[TranscriptEntry] = []
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, TranscriptEntry):
+            raise InvalidArgumentError(
+                f"entries[{position}] is a {type(entry).__name__}, not a TranscriptEntry; "
+                "build TranscriptEntry objects first"
+            )
+        if entry.turn_number > MAX_INT64:
+            raise InvalidArgumentError(
+                f"entries[{position}].turn_number {entry.turn_number} exceeds {MAX_INT64}, "
+                "the largest turn number a database column holds"
+            )
+        checked.append(entry)
+    return tuple(checked)
+
+
+def check_page(since_turn: int | None, limit: int | None) -> None:
+    for name, value in (("since_turn", since_turn), ("limit", limit)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INT64:
+            raise InvalidArgumentError(
+                f"{name} must be None or an int in 0..{MAX_INT64}, got {value!r}"
+            )
+
+
+def check_session_id(session_id: object) -> str:
+    if not isinstance(session_id, str) or not session_id:
+        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+    return session_id

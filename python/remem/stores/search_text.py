@@ -1,0 +1,100 @@
+"""What full-text search indexes and matches: one normalisation shared by every backend.
+
+Chat text mixes languages, accents, emoji and code. Rather than rely on each engine's own
+tokenizer (SQLite FTS5 ``unicode61`` and PostgreSQL's ``simple`` config disagree on accents and
+neither segments Chinese or Japanese), remem derives a *search text* in Python and lets both
+engines merely split it on non-word characters and lowercase it:
+
+1. NFKC normalisation, then accents removed (NFKD, combining marks dropped): "café" ≡ "cafe",
+   fullwidth letters ≡ ASCII ones.
+2. Runs of CJK characters (Han, Hiragana, Katakana, Hangul) become overlapping **bigrams**
+   plus unigrams — the classic CJK indexing of Lucene's CJKAnalyzer. "東京に住む" is indexed as
+   東 京 に 住 む 東京 京に に住 住む, so the two-character word 東京 matches. Measured on the
+   cases in tests/stores/test_search_text.py: FTS5 ``unicode61`` alone finds none of the CJK
+   queries (a whole sentence is one token); the ``trigram`` tokenizer cannot match one- or
+   two-character queries, and 2-character words are the most common in Chinese and Japanese;
+   bigrams find all of them, in both backends, with the same tokens.
+3. The query goes through the same steps and its words are ORed: a turn matching more of the
+   words (or rarer ones) ranks higher. Each word is quoted for the engine, so operators and
+   punctuation in user text are never query syntax.
+
+Only the first ``MAX_INDEXED_CHARS`` characters of a text are searchable (PostgreSQL's tsvector
+is limited to 1 MB); the whole text is stored and returned.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_INDEXED_CHARS = 100_000
+"""Characters of a turn or note that search covers; the rest is stored but not indexed."""
+
+MAX_QUERY_TERMS = 64
+"""Distinct words of a query that are searched; later ones are ignored."""
+
+_CJK = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"  # Hangul
+    "\U00020000-\U0002fa1f"  # Han extensions
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+
+
+def fold(text: str) -> str:
+    """NFKC, lowercased, then Latin/Greek/Cyrillic accents (U+0300-U+036F) removed.
+
+    Only that block is stripped: kana voicing marks (が = か + U+3099) carry meaning.
+    """
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).lower())
+    stripped = "".join(ch for ch in decomposed if not "\u0300" <= ch <= "\u036f")
+    return unicodedata.normalize("NFC", stripped)
+
+
+def _cjk_grams(run: str) -> list[str]:
+    grams = list(run)
+    grams.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return grams
+
+
+def search_text(text: str) -> str:
+    """The space-separated tokens a backend indexes for ``text``."""
+    folded = fold(text[:MAX_INDEXED_CHARS])
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(folded):
+        token = match.group()
+        if _CJK_RUN.fullmatch(token):
+            tokens.extend(_cjk_grams(token))
+        else:
+            tokens.append(token)
+    return " ".join(tokens)
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct terms of a user query, in order (at most ``MAX_QUERY_TERMS``).
+
+    A CJK run of one character is that character; a longer run is its bigrams, so a query
+    matches texts that contain the run (every bigram) best, and texts with part of it still rank.
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for match in _TOKEN.finditer(fold(query)):
+        token = match.group()
+        if _CJK_RUN.fullmatch(token) and len(token) > 1:
+            candidates = [token[i : i + 2] for i in range(len(token) - 1)]
+        else:
+            candidates = [token]
+        for term in candidates:
+            if term not in seen:
+                seen.add(term)
+                terms.append(term)
+                if len(terms) == MAX_QUERY_TERMS:
+                    return terms
+    return terms
+
+
+def fts5_match(terms: list[str]) -> str:
+    """An FTS5 MATCH expression ORing the terms, each a quoted string (never syntax)."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)

@@ -1,0 +1,1 @@
+"""Embedded SQLite backends: one database file per store, one worker thread per store."""

@@ -1,0 +1,348 @@
+"""SQLiteEpisodicStore: FTS5 full-text search over turns and notes, and day summaries."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from remem.errors import DuplicateIdError
+from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
+from remem.stores.episodic import (
+    check_note,
+    check_search,
+    check_search_session,
+    check_summary,
+    group_by_day,
+    load_timezone,
+    turn_text,
+)
+from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.search_text import fts5_match, query_terms, search_text
+from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
+from remem.stores.sqlite.embedded import (
+    Durability,
+    EmbeddedDatabase,
+    wrap_sqlite_error,
+    write_transaction,
+)
+from remem.stores.transcript import check_entries
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS episodic_items (
+        seq               INTEGER PRIMARY KEY,
+        id                TEXT NOT NULL UNIQUE,
+        kind              TEXT NOT NULL,
+        session_id        TEXT,
+        turn_number       INTEGER,
+        user_message      TEXT,
+        assistant_message TEXT,
+        text              TEXT NOT NULL,
+        created_at_us     INTEGER NOT NULL,
+        metadata          TEXT NOT NULL,
+        search_text       TEXT NOT NULL
+    )""",
+    """CREATE UNIQUE INDEX IF NOT EXISTS episodic_items_turn
+        ON episodic_items (session_id, turn_number) WHERE kind = 'turn'""",
+    # External-content FTS5 over the normalised search_text (see remem.stores.search_text);
+    # unicode61 then only splits on non-word characters; bm25 ranks.
+    """CREATE VIRTUAL TABLE IF NOT EXISTS episodic_fts USING fts5(
+        search_text, content='episodic_items', content_rowid='seq',
+        tokenize='unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER IF NOT EXISTS episodic_items_indexed AFTER INSERT ON episodic_items
+        BEGIN
+            INSERT INTO episodic_fts (rowid, search_text) VALUES (new.seq, new.search_text);
+        END""",
+    """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable BEFORE UPDATE ON episodic_items
+        BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END""",
+    """CREATE TABLE IF NOT EXISTS episodic_day_summaries (
+        session_id    TEXT NOT NULL,
+        timezone      TEXT NOT NULL,
+        day           TEXT NOT NULL,
+        text          TEXT NOT NULL,
+        turn_count    INTEGER NOT NULL,
+        first_turn    INTEGER,
+        last_turn     INTEGER,
+        created_at_us INTEGER NOT NULL,
+        PRIMARY KEY (session_id, timezone, day)
+    )""",
+)
+_COLUMNS = (
+    "id, kind, session_id, turn_number, user_message, assistant_message, text, created_at_us, "
+    "metadata, search_text"
+)
+_HIT = (
+    "SELECT i.id, i.kind, i.session_id, i.turn_number, i.text, -bm25(episodic_fts) AS score, "
+    "i.created_at_us, i.metadata FROM episodic_fts JOIN episodic_items AS i "
+    "ON i.seq = episodic_fts.rowid WHERE episodic_fts MATCH ?"
+)
+
+_Row = tuple[Any, ...]
+
+
+class SQLiteEpisodicStore(StoreLifecycle):
+    """Episodic search in the SQLite file at ``path`` (created if missing), in WAL mode.
+
+    Decision: its own file, next to the transcript's (the embedded default is one directory
+    holding ``transcript.db`` and ``episodic.db``), so indexing never holds the write lock that
+    transcript appends wait on. Tables are prefixed, so sharing one file also works.
+
+    Search: FTS5 over :func:`remem.stores.search_text.search_text` (accents folded, CJK bigrams)
+    with the ``unicode61`` tokenizer, ranked by bm25 (``score = -bm25``, higher is better).
+    Days group turns in ``timezone`` (an IANA name).
+
+    Durability: as :class:`~remem.stores.sqlite.transcript.SQLiteTranscriptStore` — committed
+    writes survive an application crash; with ``durability="full"`` also power loss.
+
+    Example::
+
+        async with SQLiteEpisodicStore(Path("data") / "episodic.db", timezone="Europe/Paris") as s:
+            await s.index_turns(entries)
+            hits = await s.search("where did we go hiking?")
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        timezone: str = "UTC",
+        durability: str | Durability = "normal",
+    ) -> None:
+        self._zone = load_timezone(timezone)
+        self.timezone = timezone
+        self._db = EmbeddedDatabase(
+            path, name="episodic", schema=_SCHEMA, schema_version=1, durability=durability
+        )
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    async def _open(self) -> None:
+        await self._db.run(lambda conn: None)
+
+    async def _close(self) -> None:
+        await self._db.close()
+
+    async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None:
+        self._check_open()
+        rows = [
+            (
+                e.id,
+                EpisodeKind.TURN.value,
+                e.session_id,
+                e.turn_number,
+                e.user_message,
+                e.assistant_message,
+                turn_text(e),
+                to_micros(e.created_at),
+                dump_metadata(e.metadata),
+                search_text(turn_text(e)),
+            )
+            for e in check_entries(entries)
+        ]
+        await self._insert(rows, "indexing turns")
+
+    async def add_note(
+        self,
+        note_id: str,
+        text: str,
+        *,
+        created_at: datetime,
+        session_id: str | None = None,
+        metadata: dict[str, object] | None = None,
+    ) -> None:
+        self._check_open()
+        note = check_note(note_id, text, created_at, session_id, metadata)
+        row = (
+            note.note_id,
+            EpisodeKind.NOTE.value,
+            note.session_id,
+            None,
+            None,
+            None,
+            note.text,
+            to_micros(note.created_at),
+            dump_metadata(note.metadata),
+            search_text(note.text),
+        )
+        await self._insert([row], f"adding note {note.note_id!r}")
+
+    async def _insert(self, rows: list[_Row], action: str) -> None:
+        if not rows:
+            return
+
+        def insert(conn: sqlite3.Connection) -> None:
+            fresh = _new_rows(conn, rows)
+            conn.executemany(
+                f"INSERT INTO episodic_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                fresh,
+            )
+
+        try:
+            await self._db.run(lambda conn: write_transaction(conn, insert))
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, action) from exc
+
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[EpisodicHit]:
+        self._check_open()
+        query, limit, since, until = check_search(query, limit, since, until)
+        if session_id is not None:
+            check_search_session(session_id)
+        terms = query_terms(query)
+        if not terms or limit == 0:
+            return []
+        sql = _HIT
+        params: list[object] = [fts5_match(terms)]
+        if session_id is not None:
+            sql += " AND i.session_id = ?"
+            params.append(session_id)
+        if since is not None:
+            sql += " AND i.created_at_us >= ?"
+            params.append(to_micros(since))
+        if until is not None:
+            sql += " AND i.created_at_us < ?"
+            params.append(to_micros(until))
+        sql += " ORDER BY score DESC, i.created_at_us DESC, i.id LIMIT ?"
+        params.append(limit)
+
+        def read(conn: sqlite3.Connection) -> list[EpisodicHit]:
+            return [_hit(row) for row in conn.execute(sql, params)]
+
+        try:
+            return await self._db.run(read)
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, "searching episodes") from exc
+
+    async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]:
+        self._check_open()
+        check_search_session(session_id)
+
+        def read(conn: sqlite3.Connection) -> list[TranscriptEntry]:
+            cur = conn.execute(
+                "SELECT id, session_id, turn_number, user_message, assistant_message, "
+                "created_at_us, metadata FROM episodic_items "
+                "WHERE session_id = ? AND kind = 'turn' ORDER BY turn_number",
+                (session_id,),
+            )
+            return [_entry(row) for row in cur]
+
+        try:
+            entries = await self._db.run(read)
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, f"reading the days of {session_id!r}") from exc
+        return group_by_day(entries, self._zone)
+
+    async def put_day_summary(self, summary: DaySummary) -> None:
+        self._check_open()
+        check_summary(summary, self.timezone)
+        row = (
+            summary.session_id,
+            summary.timezone,
+            summary.day.isoformat(),
+            summary.text,
+            summary.turn_count,
+            summary.first_turn,
+            summary.last_turn,
+            to_micros(summary.created_at),
+        )
+
+        def upsert(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO episodic_day_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+
+        try:
+            await self._db.run(lambda conn: write_transaction(conn, upsert))
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, "storing a day summary") from exc
+
+    async def get_day_summaries(self, session_id: str) -> list[DaySummary]:
+        self._check_open()
+        check_search_session(session_id)
+        sql = (
+            "SELECT session_id, timezone, day, text, turn_count, first_turn, last_turn, "
+            "created_at_us FROM episodic_day_summaries WHERE session_id = ? AND timezone = ? "
+            "ORDER BY day"
+        )
+        try:
+            rows = await self._db.run(
+                lambda conn: conn.execute(sql, (session_id, self.timezone)).fetchall()
+            )
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, "reading day summaries") from exc
+        return [
+            DaySummary(
+                session_id=r[0],
+                timezone=r[1],
+                day=date.fromisoformat(r[2]),
+                text=r[3],
+                turn_count=r[4],
+                first_turn=r[5],
+                last_turn=r[6],
+                created_at=from_micros(r[7]),
+            )
+            for r in rows
+        ]
+
+
+def _new_rows(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
+    """Rows not stored yet; DuplicateIdError if an id exists (or repeats) with other content."""
+    fresh: dict[object, _Row] = {}
+    for row in rows:
+        # search_text (last column) is derived; identity is the content before it.
+        if row[0] in fresh:
+            same = fresh[row[0]][:-1] == row[:-1]
+        else:
+            stored = conn.execute(
+                f"SELECT {_COLUMNS} FROM episodic_items WHERE id = ?", (row[0],)
+            ).fetchone()
+            if stored is None:
+                fresh[row[0]] = row
+                continue
+            same = tuple(stored)[:-1] == row[:-1]
+        if not same:
+            raise DuplicateIdError(
+                f"episode {row[0]!r} already exists with other content; episodes are immutable, "
+                "use a new id"
+            )
+    return list(fresh.values())
+
+
+def _hit(row: _Row) -> EpisodicHit:
+    id_, kind, session_id, turn, text, score, created_at_us, metadata = row
+    return EpisodicHit.model_construct(
+        id=id_,
+        kind=EpisodeKind(kind),
+        session_id=session_id,
+        turn_number=turn,
+        text=text,
+        score=float(score),
+        created_at=from_micros(created_at_us),
+        metadata=load_metadata(metadata),
+    )
+
+
+def _entry(row: _Row) -> TranscriptEntry:
+    id_, session_id, turn, user, assistant, created_at_us, metadata = row
+    return TranscriptEntry.model_construct(
+        id=id_,
+        session_id=session_id,
+        turn_number=turn,
+        user_message=user,
+        assistant_message=assistant,
+        created_at=from_micros(created_at_us),
+        metadata=load_metadata(metadata),
+    )
