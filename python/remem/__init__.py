@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from remem import errors, kernels
 from remem._native import __version__
+from remem.stores.simple import SimpleVectorStore
 
-__all__ = ["__version__", "errors", "kernels"]
+__all__ = ["SimpleVectorStore", "__version__", "errors", "kernels"]
