@@ -11,19 +11,19 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
 import pytest
 
-from remem.errors import BackendError
 from remem.stores.hnsw import HnswConfig, HnswVectorStore
 
 D = 8
 CONFIG = HnswConfig(exact_threshold=0)  # always exercise the hnswlib path
 
 
-def vecs(n: int, seed: int = 0) -> np.ndarray:  # type: ignore[type-arg]
+def vecs(n: int, seed: int = 0) -> np.ndarray[Any, np.dtype[np.float32]]:
     return np.random.default_rng(seed).standard_normal((n, D)).astype(np.float32)
 
 
@@ -51,7 +51,7 @@ async def test_saved_index_is_reused(tmp_path: Path) -> None:
 
 async def test_missing_index_is_rebuilt(tmp_path: Path) -> None:
     await _fill(tmp_path, 50)
-    for path in tmp_path.glob("c*.hnsw"):
+    for path in list(tmp_path.glob("c*.hnsw")):  # noqa: ASYNC240 - test setup
         path.unlink()
     assert await _self_hits(tmp_path, 50) == ("rebuilt:missing", 50)
     assert await _self_hits(tmp_path, 50) == ("loaded", 50)  # the rebuilt index was saved
@@ -61,7 +61,7 @@ async def test_stale_index_is_rebuilt(tmp_path: Path) -> None:
     await _fill(tmp_path, 50)
     old = tmp_path / "old"
     old.mkdir()
-    for path in tmp_path.glob("c*.hnsw*"):
+    for path in list(tmp_path.glob("c*.hnsw*")):  # noqa: ASYNC240 - test setup
         shutil.copy(path, old / path.name)
     await _fill(tmp_path, 50, start=50)  # DuckDB moves on to a newer generation
     for path in old.iterdir():

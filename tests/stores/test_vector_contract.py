@@ -81,9 +81,9 @@ async def test_collections_record_model_and_dimension(store: VectorStore) -> Non
     assert (info.model_name, info.dimension, info.metric, info.count) == ("m", D, Metric.COSINE, 0)
     again = await store.create_collection("c", model_name="m", dimension=D)
     assert again.name == "c"
-    with pytest.raises(EmbeddingModelMismatchError, match="'m'.*'other'"):
+    with pytest.raises(EmbeddingModelMismatchError, match=r"'m'.*'other'"):
         await store.create_collection("c", model_name="other", dimension=D)
-    with pytest.raises(DimensionMismatchError, match=f"{D}.*4"):
+    with pytest.raises(DimensionMismatchError, match=rf"{D}.*4"):
         await store.create_collection("c", model_name="m", dimension=4)
     await store.add("c", ["a"], vecs(1))
     migrated = await store.create_collection("c", model_name="other", dimension=4, reembed=True)

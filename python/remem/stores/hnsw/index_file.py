@@ -62,7 +62,8 @@ def add_to_index(index: Any, vectors: NDArray[np.float32], labels: NDArray[np.in
     needed = index.element_count + len(labels)
     if needed > index.max_elements:
         index.resize_index(max(needed, 2 * index.max_elements))
-    index.add_items(vectors, labels, num_threads=1, replace_deleted=True)
+    threads = -1 if len(labels) >= 256 else 1  # thread start-up costs more than small batches
+    index.add_items(vectors, labels, num_threads=threads, replace_deleted=True)
 
 
 def build_index(

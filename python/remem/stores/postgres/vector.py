@@ -16,6 +16,7 @@ from psycopg import sql
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import ConfigError, DuplicateIdError, NotFoundError
@@ -319,7 +320,7 @@ class PgVectorStore(StoreLifecycle):
                     (
                         item_id,
                         batch.documents[i],
-                        psycopg.types.json.Jsonb(batch.metadatas[i]),
+                        Jsonb(batch.metadatas[i]),
                         _BinaryVector(header + stored[i].tobytes()),
                         float(norms[i]),
                     )
