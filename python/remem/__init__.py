@@ -5,10 +5,12 @@ from __future__ import annotations
 from remem import errors, kernels
 from remem._native import __version__
 from remem.models import TranscriptEntry, TranscriptSession
+from remem.stores.simple import SimpleVectorStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 
 __all__ = [
     "SQLiteTranscriptStore",
+    "SimpleVectorStore",
     "TranscriptEntry",
     "TranscriptSession",
     "__version__",

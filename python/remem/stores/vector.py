@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 import numpy as np
@@ -25,7 +26,12 @@ class VectorStore(Protocol):
     for an explicit re-embedding migration); ``add`` of an existing id raises DuplicateIdError and
     changes nothing, ``upsert`` replaces; NaN/inf vectors raise NonFiniteError; query results are
     ordered by score descending, ties by id ascending; unknown collections raise NotFoundError.
-    ``query`` takes one vector (d,) or a batch (q, d) and returns one list per query.
+    ``query`` takes one vector (d,) or a batch (q, d) and returns one list per query, each with
+    ``min(k, eligible items)`` matches (a filtered query never comes back short because of the
+    index). ``get`` returns the stored items among ``ids`` in the order asked, skipping unknown
+    ids; ``delete`` returns how many of ``ids`` existed. ``where`` is the filter language of
+    :mod:`remem.stores.filters`. Backends: HnswVectorStore (remem.stores.hnsw), PgVectorStore
+    (remem.stores.postgres.vector), MemoryVectorStore (remem.stores.memory_vector).
     """
 
     async def create_collection(
@@ -71,4 +77,9 @@ class VectorStore(Protocol):
     async def count(self, collection: str, *, where: Where | None = None) -> int: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
-    async def __aexit__(self, *exc: object) -> None: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...

@@ -1,0 +1,8 @@
+"""The embedded VectorStore: DuckDB for the data, hnswlib for the index."""
+
+from __future__ import annotations
+
+from remem.stores.hnsw.index_file import IndexParams
+from remem.stores.hnsw.store import HnswConfig, HnswVectorStore
+
+__all__ = ["HnswConfig", "HnswVectorStore", "IndexParams"]

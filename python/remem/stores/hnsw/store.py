@@ -1,0 +1,495 @@
+"""HnswVectorStore: the embedded VectorStore (DuckDB file + one hnswlib index per collection)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import duckdb
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.errors import BackendError, ConfigError, DuplicateIdError, NotFoundError
+from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
+from remem.kernels import top_k
+from remem.stores.filters import Filter, parse_where
+from remem.stores.hnsw import index_file
+from remem.stores.hnsw.index_file import IndexParams
+from remem.stores.hnsw.tables import CollectionRow, VectorTables
+from remem.stores.lifecycle import StoreLifecycle, StoreState
+from remem.stores.vector import Where
+from remem.stores.vector_input import (
+    Batch,
+    check_ids,
+    check_reopen,
+    for_metric,
+    prepare_batch,
+    prepare_queries,
+    ranked,
+)
+from remem.stores.worker import BlockingWorker
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+DEFAULT_EXACT_THRESHOLD = 2048
+"""Collections (or filtered eligible sets) at most this large are searched exactly."""
+
+
+@dataclass(frozen=True, slots=True)
+class HnswConfig:
+    """Tuning for :class:`HnswVectorStore`.
+
+    ``exact_threshold``: at or below this many (eligible) items a query is an exact native top-k.
+    ``overfetch``: unfiltered approximate queries ask hnswlib for ``k * overfetch`` candidates and
+    rescore them exactly. ``lock_timeout``: seconds to wait for another process to release the
+    directory before raising BackendError (0 = fail at once).
+    """
+
+    exact_threshold: int = DEFAULT_EXACT_THRESHOLD
+    overfetch: int = 2
+    index: IndexParams = field(default_factory=IndexParams)
+    lock_timeout: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.exact_threshold < 0 or self.overfetch < 1 or self.lock_timeout < 0:
+            raise ConfigError(
+                "HnswConfig needs exact_threshold >= 0, overfetch >= 1 and lock_timeout >= 0"
+            )
+
+
+@dataclass(slots=True)
+class _Loaded:
+    """A collection's in-memory side: its index and the id ↔ label maps."""
+
+    row: CollectionRow
+    index: Any
+    label_of: dict[str, int]
+    id_of: dict[int, str]
+    dirty: bool = False
+    status: str = "loaded"
+    sorted_ids: list[str] | None = None  # cache for the exact path, cleared on every write
+
+
+class HnswVectorStore(StoreLifecycle):
+    """Vectors in ``<directory>/vectors.duckdb`` plus ``c<cid>.hnsw`` index files beside it.
+
+    Search: a collection with at most ``exact_threshold`` items, or a filtered query whose
+    eligible set is that small, is answered by an exact native top-k. Otherwise hnswlib answers
+    (a filter becomes an hnswlib filter callback over the eligible labels), the candidates are
+    rescored exactly, and if hnswlib finds fewer than ``k`` eligible items the query falls back
+    to the exact path — so filtered results are never short. Cosine collections index
+    unit-normalised vectors; DuckDB keeps the originals, which ``get`` returns.
+
+    Durability: each add/upsert/delete is one DuckDB transaction (WAL, fsync on commit) — once
+    the call returns it survives an application crash and power loss. The hnswlib index is a
+    derived cache, saved atomically on :meth:`flush` and :meth:`aclose`; after a crash (or if the
+    file is missing, stale or corrupt) it is detected on first use and rebuilt from DuckDB
+    (:meth:`index_status` says which). Another process holding the directory makes ``open``
+    wait up to ``lock_timeout`` and then raise BackendError: writers are serialised per
+    directory, one process at a time.
+    """
+
+    def __init__(self, directory: str | Path, config: HnswConfig | None = None) -> None:
+        self.directory = Path(directory)
+        self.config = config or HnswConfig()
+        self._worker = BlockingWorker("vectors")
+        self._tables: VectorTables | None = None
+        self._loaded: dict[str, _Loaded] = {}
+        self._open_lock = asyncio.Lock()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        await self._worker.run(self._open_sync)
+
+    def _open_sync(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        index_file.discard_temp_files(self.directory)
+        path = self.directory / "vectors.duckdb"
+        deadline = time.monotonic() + self.config.lock_timeout
+        while True:
+            try:
+                con = duckdb.connect(str(path))
+                break
+            except duckdb.IOException as exc:
+                if time.monotonic() >= deadline:
+                    raise BackendError(
+                        f"{path} is open in another process ({exc}); close it there or pass "
+                        "HnswConfig(lock_timeout=...) to wait"
+                    ) from exc
+                time.sleep(0.05)
+            except duckdb.Error as exc:
+                raise BackendError(f"could not open {path}: {exc}") from exc
+        try:
+            self._tables = VectorTables(con)
+        except BaseException:
+            con.close()
+            raise
+
+    async def _close(self) -> None:
+        try:
+            if self._tables is not None:
+                await self._worker.run(self._close_sync)
+        finally:
+            self._worker.shutdown()
+
+    def _close_sync(self) -> None:
+        assert self._tables is not None
+        try:
+            self._flush_sync()
+        finally:
+            self._tables.con.close()
+            self._tables = None
+            self._loaded.clear()
+
+    async def flush(self) -> None:
+        """Save every changed index file now (``aclose`` does this too)."""
+        await self._call(self._flush_sync)
+
+    def _flush_sync(self) -> None:
+        for state in self._loaded.values():
+            if state.dirty:
+                row = state.row
+                index_file.save_index(
+                    self.directory, row.cid, state.index, row.generation, len(state.label_of)
+                )
+                state.dirty = False
+
+    async def _call(self, fn: Callable[[], T]) -> T:
+        self._check_open()
+        if self._state is StoreState.UNOPENED:
+            async with self._open_lock:
+                await self.open()
+        return await self._worker.run(fn)
+
+    # -- collections ---------------------------------------------------------------------------
+
+    async def create_collection(
+        self,
+        name: str,
+        *,
+        model_name: str,
+        dimension: int,
+        metric: Metric = Metric.COSINE,
+        reembed: bool = False,
+    ) -> CollectionInfo:
+        info = CollectionInfo(
+            name=name, model_name=model_name, dimension=dimension, metric=Metric(metric)
+        )
+        return await self._call(lambda: self._create_sync(info, reembed))
+
+    def _create_sync(self, info: CollectionInfo, reembed: bool) -> CollectionInfo:
+        tables = self._db()
+        try:
+            row = tables.collection(info.name)
+        except NotFoundError:
+            with tables.transaction(f"creating collection {info.name!r}"):
+                tables.insert_collection(info)
+            return tables.collection(info.name).info
+        if reembed:
+            with tables.transaction(f"re-embedding collection {info.name!r}"):
+                tables.reset_collection(row.cid, info)
+            self._loaded.pop(info.name, None)
+            index_file.remove_index(self.directory, row.cid)
+            return tables.collection(info.name).info
+        check_reopen(row.info, info.model_name, info.dimension, info.metric)
+        return row.info
+
+    async def get_collection(self, name: str) -> CollectionInfo:
+        return await self._call(lambda: self._db().collection(name).info)
+
+    async def list_collections(self) -> list[CollectionInfo]:
+        def run() -> list[CollectionInfo]:
+            tables = self._db()
+            return [tables.collection(n).info for n in tables.collection_names()]
+
+        return await self._call(run)
+
+    async def delete_collection(self, name: str) -> None:
+        def run() -> None:
+            tables = self._db()
+            row = tables.collection(name)
+            with tables.transaction(f"deleting collection {name!r}"):
+                tables.drop_collection(row.cid)
+            self._loaded.pop(name, None)
+            index_file.remove_index(self.directory, row.cid)
+
+        await self._call(run)
+
+    async def index_status(self, collection: str) -> str:
+        """How the collection's index was obtained: ``"loaded"``, ``"new"`` or
+        ``"rebuilt:<missing|stale|corrupt>"`` (for tests and operators)."""
+        return await self._call(lambda: self._state_of(collection).status)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    async def add(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
+        *,
+        documents: Sequence[str | None] | None = None,
+        metadatas: Sequence[Mapping[str, object] | None] | None = None,
+    ) -> None:
+        await self._write(collection, ids, vectors, documents, metadatas, replace=False)
+
+    async def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
+        *,
+        documents: Sequence[str | None] | None = None,
+        metadatas: Sequence[Mapping[str, object] | None] | None = None,
+    ) -> None:
+        await self._write(collection, ids, vectors, documents, metadatas, replace=True)
+
+    async def _write(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: object,
+        documents: Sequence[str | None] | None,
+        metadatas: Sequence[Mapping[str, object] | None] | None,
+        *,
+        replace: bool,
+    ) -> None:
+        def run() -> None:
+            state = self._state_of(collection)
+            batch = prepare_batch(state.row.info, ids, vectors, documents, metadatas)
+            if len(batch):
+                self._write_sync(state, batch, replace=replace)
+
+        await self._call(run)
+
+    def _write_sync(self, state: _Loaded, batch: Batch, *, replace: bool) -> None:
+        tables, row = self._db(), state.row
+        old = {i: state.label_of[i] for i in batch.ids if i in state.label_of}
+        if old and not replace:
+            first = next(iter(old))
+            raise DuplicateIdError(
+                f"id {first!r} already exists in collection {row.info.name!r}; "
+                "use upsert() to replace it"
+            )
+        labels = np.arange(row.next_label, row.next_label + len(batch), dtype=np.int64)
+        with tables.transaction(f"writing to collection {row.info.name!r}"):
+            if old:
+                tables.delete_items(row.cid, list(old))
+            tables.insert_items(row.cid, batch, labels)
+            tables.bump(row.cid, row.next_label + len(batch))
+        row.generation += 1
+        row.next_label += len(batch)
+        state.dirty, state.sorted_ids = True, None
+        try:
+            for label in old.values():
+                state.index.mark_deleted(label)
+                del state.id_of[label]
+            index_file.add_to_index(state.index, for_metric(batch.vectors, row.info.metric), labels)
+        except Exception as exc:
+            # DuckDB committed; drop the cache so the next use rebuilds the index from it.
+            self._loaded.pop(row.info.name, None)
+            raise BackendError(f"updating the hnswlib index failed: {exc}") from exc
+        for item_id, label in zip(batch.ids, labels.tolist(), strict=True):
+            state.label_of[item_id] = label
+            state.id_of[label] = item_id
+
+    async def delete(self, collection: str, ids: Sequence[str]) -> int:
+        wanted = check_ids(ids, unique=False)
+
+        def run() -> int:
+            state = self._state_of(collection)
+            row = state.row
+            found = {i: state.label_of[i] for i in set(wanted) if i in state.label_of}
+            if not found:
+                return 0
+            tables = self._db()
+            with tables.transaction(f"deleting from collection {row.info.name!r}"):
+                tables.delete_items(row.cid, list(found))
+                tables.bump(row.cid, row.next_label)
+            row.generation += 1
+            state.dirty, state.sorted_ids = True, None
+            for item_id, label in found.items():
+                state.index.mark_deleted(label)
+                del state.label_of[item_id]
+                del state.id_of[label]
+            return len(found)
+
+        return await self._call(run)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    async def get(self, collection: str, ids: Sequence[str]) -> list[VectorItem]:
+        wanted = check_ids(ids, unique=False)
+
+        def run() -> list[VectorItem]:
+            state = self._state_of(collection)
+            rows = self._db().rows_by_id(state.row.cid, wanted)
+            out = []
+            for item_id in dict.fromkeys(wanted):
+                if item_id in rows:
+                    blob, document, metadata = rows[item_id]
+                    vector = tuple(np.frombuffer(blob, dtype=np.float32).tolist())
+                    out.append(
+                        VectorItem(id=item_id, vector=vector, document=document, metadata=metadata)
+                    )
+            return out
+
+        return await self._call(run)
+
+    async def count(self, collection: str, *, where: Where | None = None) -> int:
+        node = parse_where(where)
+
+        def run() -> int:
+            state = self._state_of(collection)
+            if node is None:
+                return len(state.label_of)
+            return self._db().count(state.row.cid, node)
+
+        return await self._call(run)
+
+    async def query(
+        self,
+        collection: str,
+        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
+        *,
+        k: int = 10,
+        where: Where | None = None,
+    ) -> list[list[VectorMatch]]:
+        node = parse_where(where)
+
+        def run() -> list[list[VectorMatch]]:
+            state = self._state_of(collection)
+            queries = prepare_queries(state.row.info, vectors, k)
+            return self._query_sync(state, for_metric(queries, state.row.info.metric), k, node)
+
+        return await self._call(run)
+
+    def _query_sync(
+        self, state: _Loaded, queries: NDArray[np.float32], k: int, node: Filter | None
+    ) -> list[list[VectorMatch]]:
+        eligible = None if node is None else self._db().eligible_labels(state.row.cid, node)
+        size = len(state.label_of) if eligible is None else len(eligible)
+        if size == 0:
+            return [[] for _ in queries]
+        if size <= self.config.exact_threshold:
+            return self._exact(state, queries, k, eligible)
+        results = self._approximate(state, queries, k, eligible)
+        want = min(k, size)
+        if any(len(r) < want for r in results):
+            return self._exact(state, queries, k, eligible)
+        return results
+
+    def _exact(
+        self,
+        state: _Loaded,
+        queries: NDArray[np.float32],
+        k: int,
+        eligible: NDArray[np.int64] | None,
+    ) -> list[list[VectorMatch]]:
+        # Rows sorted by id, so the kernel's "ties to the lower index" is "ties by id".
+        if eligible is None:
+            if state.sorted_ids is None:
+                state.sorted_ids = sorted(state.label_of)
+            ids = state.sorted_ids
+        else:
+            ids = sorted(state.id_of[int(label)] for label in eligible)
+        labels = [state.label_of[i] for i in ids]
+        matrix = np.asarray(state.index.get_items(labels, return_type="numpy"), dtype=np.float32)
+        idx, scores = top_k(queries, matrix, k, metric="dot")
+        picked = [[labels[int(i)] for i in row] for row in np.atleast_2d(idx)]
+        return self._materialise(state, picked, np.atleast_2d(scores), k)
+
+    def _approximate(
+        self,
+        state: _Loaded,
+        queries: NDArray[np.float32],
+        k: int,
+        eligible: NDArray[np.int64] | None,
+    ) -> list[list[VectorMatch]]:
+        index = state.index
+        size = len(state.label_of) if eligible is None else len(eligible)
+        fetch = min(size, k * self.config.overfetch)
+        index.set_ef(max(self.config.index.ef_search, fetch))
+        allowed = None if eligible is None else set(eligible.tolist())
+        picked: list[list[int]] = []
+        for q in queries:
+            try:
+                if allowed is None:
+                    found, _ = index.knn_query(q, k=fetch, num_threads=1)
+                else:
+                    found, _ = index.knn_query(
+                        q, k=fetch, num_threads=1, filter=allowed.__contains__
+                    )
+            except RuntimeError:  # hnswlib found fewer than `fetch`: let the caller go exact
+                picked.append([])
+                continue
+            picked.append([int(v) for v in found[0]])
+        # Rescore the candidates exactly so scores (and ties) match the exact path.
+        scores = []
+        for q, labels in zip(queries, picked, strict=True):
+            if labels:
+                vecs = np.asarray(index.get_items(labels, return_type="numpy"), dtype=np.float32)
+                scores.append(vecs @ q)
+            else:
+                scores.append(np.zeros(0, dtype=np.float32))
+        return self._materialise(state, picked, scores, k)
+
+    def _materialise(
+        self, state: _Loaded, picked: list[list[int]], scores: Any, k: int
+    ) -> list[list[VectorMatch]]:
+        wanted = sorted({label for labels in picked for label in labels})
+        rows = self._db().rows_by_label(state.row.cid, wanted)
+        out = []
+        for labels, row_scores in zip(picked, scores, strict=True):
+            matches = []
+            for label, score in zip(labels, row_scores, strict=False):
+                item_id, document, metadata = rows[label]
+                matches.append(
+                    VectorMatch(
+                        id=item_id, score=float(score), document=document, metadata=metadata
+                    )
+                )
+            out.append(ranked(matches, k))
+        return out
+
+    # -- loading and rebuilding ----------------------------------------------------------------
+
+    def _db(self) -> VectorTables:
+        if self._tables is None:
+            self._check_open()
+            raise BackendError("the vector store is not open; use `async with store:`")
+        return self._tables
+
+    def _state_of(self, name: str) -> _Loaded:
+        state = self._loaded.get(name)
+        if state is not None:
+            return state
+        tables = self._db()
+        row = tables.collection(name)
+        pairs = tables.labels(row.cid)
+        label_of = dict(pairs)
+        id_of = {label: item_id for item_id, label in pairs}
+        dim = row.info.dimension
+        index, problem = index_file.load_index(
+            self.directory, row.cid, dim, row.generation, len(pairs), self.config.index
+        )
+        status = "loaded"
+        if index is None:
+            vectors, labels = tables.vectors(row.cid, dim)
+            index = index_file.build_index(
+                dim, for_metric(vectors, row.info.metric), labels, self.config.index
+            )
+            status = "new" if problem == "missing" and row.generation == 0 else f"rebuilt:{problem}"
+            if status != "new":
+                log.warning("rebuilt the %s hnswlib index of collection %r", problem, name)
+        state = _Loaded(row, index, label_of, id_of, dirty=index is not None and status != "loaded")
+        state.status = status
+        self._loaded[name] = state
+        return state
