@@ -1,1 +1,323 @@
-//! Promotion and inclusion scoring, and the fused scorer. Filled in by the native-core work.
+//! Promotion and inclusion scoring, and the fused scorer (decay + promotion + inclusion, one pass).
+//!
+//! Formulas (ages in hours, future times count as age 0):
+//! - decay      = clamp(base · exp(−decay_rate · age_since_reference), 0, 1)
+//! - promotion  = w_age·min(1, age_since_created/age_norm) + w_access·min(1, accesses/access_norm)
+//!   + w_conf·clamp(confidence, 0, 1) + w_rel·min(1, relationships/rel_norm)
+//! - inclusion  = similarity · exp(−recency_rate · age_since_created) · (1 + hit_weight·ln(1 + accesses))
+//!
+//! The loop is chunked: a scalar pre-pass fills ln(1 + accesses) for a chunk from a lookup table
+//! (counts below [`LN1P_TABLE`], libm above), then a branch-free pass the compiler vectorises
+//! computes all three outputs with [`exp_fast`].
+
+use std::sync::OnceLock;
+
+use crate::decay::{age_hours, check_finite, check_finite_scalar, check_rate, exp_fast};
+use crate::error::{KernelError, KernelResult};
+
+/// Counts below this use the ln(1 + n) lookup table.
+pub const LN1P_TABLE: usize = 4096;
+const CHUNK: usize = 1024;
+/// Items at which the fused scorer goes parallel. Measured (release, 2 cores): at 100k items the
+/// sequential pass takes ~0.35 ms and a rayon split saves under 0.1 ms; from ~200k on the split
+/// saves 30–45 %. Below the threshold thread wake-up costs more than it saves.
+pub const PAR_THRESHOLD: usize = 200_000;
+
+fn ln1p_table() -> &'static [f64] {
+    static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
+    TABLE.get_or_init(|| (0..LN1P_TABLE).map(|n| (n as f64).ln_1p()).collect())
+}
+
+/// `ln(1 + n)` for a non-negative count: table lookup below [`LN1P_TABLE`], libm above.
+#[inline]
+pub fn ln1p_count(n: i64) -> f64 {
+    match usize::try_from(n) {
+        Ok(i) if i < LN1P_TABLE => ln1p_table()[i],
+        _ => (n as f64).ln_1p(),
+    }
+}
+
+/// Scalars of the fused scorer (all validated by [`FusedParams::validate`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FusedParams {
+    pub now: f64,
+    pub decay_rate: f64,
+    pub w_age: f64,
+    pub w_access: f64,
+    pub w_confidence: f64,
+    pub w_relationships: f64,
+    pub age_norm_hours: f64,
+    pub access_norm: f64,
+    pub relationship_norm: f64,
+    pub recency_rate: f64,
+    pub hit_weight: f64,
+}
+
+fn positive(name: &'static str, x: f64) -> KernelResult<()> {
+    check_finite_scalar(name, x)?;
+    if x > 0.0 {
+        Ok(())
+    } else {
+        Err(KernelError::OutOfRange {
+            name,
+            detail: format!("{x}; use a value > 0"),
+        })
+    }
+}
+
+fn non_negative(name: &'static str, x: f64) -> KernelResult<()> {
+    check_finite_scalar(name, x)?;
+    if x >= 0.0 {
+        Ok(())
+    } else {
+        Err(KernelError::OutOfRange {
+            name,
+            detail: format!("{x}; use a value >= 0"),
+        })
+    }
+}
+
+impl FusedParams {
+    /// Check every scalar: finite; rate in range; weights ≥ 0 summing to 1 ± 0.01; norms > 0.
+    pub fn validate(&self) -> KernelResult<()> {
+        check_finite_scalar("now", self.now)?;
+        check_rate("decay_rate", self.decay_rate)?;
+        let weights = [
+            ("w_age", self.w_age),
+            ("w_access", self.w_access),
+            ("w_confidence", self.w_confidence),
+            ("w_relationships", self.w_relationships),
+        ];
+        for (name, w) in weights {
+            non_negative(name, w)?;
+        }
+        let sum: f64 = weights.iter().map(|(_, w)| w).sum();
+        if (sum - 1.0).abs() > 0.01 {
+            return Err(KernelError::OutOfRange {
+                name: "promotion weights",
+                detail: format!("they sum to {sum}; make them sum to 1.0 (±0.01)"),
+            });
+        }
+        positive("age_norm_hours", self.age_norm_hours)?;
+        positive("access_norm", self.access_norm)?;
+        positive("relationship_norm", self.relationship_norm)?;
+        non_negative("recency_rate", self.recency_rate)?;
+        non_negative("hit_weight", self.hit_weight)
+    }
+}
+
+/// Per-item inputs of the fused scorer, all the same length.
+#[derive(Debug, Clone, Copy)]
+pub struct FusedInputs<'a> {
+    pub base: &'a [f64],
+    pub reference: &'a [f64],
+    pub created: &'a [f64],
+    pub accesses: &'a [i64],
+    pub confidence: &'a [f64],
+    pub relationships: &'a [i64],
+    pub similarity: &'a [f64],
+}
+
+impl FusedInputs<'_> {
+    fn validate(&self) -> KernelResult<()> {
+        let n = self.base.len();
+        let lens = [
+            ("reference_times", self.reference.len()),
+            ("created_times", self.created.len()),
+            ("access_counts", self.accesses.len()),
+            ("confidence", self.confidence.len()),
+            ("relationship_counts", self.relationships.len()),
+            ("similarity", self.similarity.len()),
+        ];
+        for (name, actual) in lens {
+            if actual != n {
+                return Err(KernelError::Length {
+                    name,
+                    expected: n,
+                    actual,
+                });
+            }
+        }
+        check_finite("base_scores", self.base)?;
+        check_finite("reference_times", self.reference)?;
+        check_finite("created_times", self.created)?;
+        check_finite("confidence", self.confidence)?;
+        check_finite("similarity", self.similarity)?;
+        for (name, xs) in [
+            ("access_counts", self.accesses),
+            ("relationship_counts", self.relationships),
+        ] {
+            if let Some(index) = xs.iter().position(|&c| c < 0) {
+                return Err(KernelError::OutOfRange {
+                    name,
+                    detail: format!("element {index} is {}; counts must be >= 0", xs[index]),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The three score arrays of the fused scorer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FusedScores {
+    pub decay: Vec<f64>,
+    pub promotion: Vec<f64>,
+    pub inclusion: Vec<f64>,
+}
+
+/// Score one chunk (≤ [`CHUNK`] items) into the output slices.
+fn score_chunk(
+    x: &FusedInputs<'_>,
+    p: &FusedParams,
+    d: &mut [f64],
+    pr: &mut [f64],
+    inc: &mut [f64],
+) {
+    let n = d.len();
+    let mut ln_hits = [0.0f64; CHUNK];
+    for (l, &a) in ln_hits[..n].iter_mut().zip(&x.accesses[..n]) {
+        *l = ln1p_count(a);
+    }
+    let inv_age = 1.0 / p.age_norm_hours;
+    let inv_acc = 1.0 / p.access_norm;
+    let inv_rel = 1.0 / p.relationship_norm;
+    for i in 0..n {
+        let age_ref = age_hours(p.now, x.reference[i]);
+        let age_created = age_hours(p.now, x.created[i]);
+        d[i] = (x.base[i] * exp_fast(-p.decay_rate * age_ref)).clamp(0.0, 1.0);
+        pr[i] = p.w_age * (age_created * inv_age).min(1.0)
+            + p.w_access * (x.accesses[i] as f64 * inv_acc).min(1.0)
+            + p.w_confidence * x.confidence[i].clamp(0.0, 1.0)
+            + p.w_relationships * (x.relationships[i] as f64 * inv_rel).min(1.0);
+        inc[i] = x.similarity[i]
+            * exp_fast(-p.recency_rate * age_created)
+            * (1.0 + p.hit_weight * ln_hits[i]);
+    }
+}
+
+fn sub<'a>(x: &FusedInputs<'a>, lo: usize, hi: usize) -> FusedInputs<'a> {
+    FusedInputs {
+        base: &x.base[lo..hi],
+        reference: &x.reference[lo..hi],
+        created: &x.created[lo..hi],
+        accesses: &x.accesses[lo..hi],
+        confidence: &x.confidence[lo..hi],
+        relationships: &x.relationships[lo..hi],
+        similarity: &x.similarity[lo..hi],
+    }
+}
+
+/// Decay, promotion and inclusion scores for every item in one pass (formulas in the module docs).
+pub fn fused_scores(x: &FusedInputs<'_>, p: &FusedParams) -> KernelResult<FusedScores> {
+    p.validate()?;
+    x.validate()?;
+    let n = x.base.len();
+    let compute = |parallel: bool| -> FusedScores {
+        let mut out = FusedScores {
+            decay: vec![0.0; n],
+            promotion: vec![0.0; n],
+            inclusion: vec![0.0; n],
+        };
+        let body = |(k, ((d, pr), inc)): (usize, ((&mut [f64], &mut [f64]), &mut [f64]))| {
+            let lo = k * CHUNK;
+            score_chunk(&sub(x, lo, lo + d.len()), p, d, pr, inc);
+        };
+        if parallel {
+            use rayon::prelude::*;
+            out.decay
+                .par_chunks_mut(CHUNK)
+                .zip(out.promotion.par_chunks_mut(CHUNK))
+                .zip(out.inclusion.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(body);
+        } else {
+            out.decay
+                .chunks_mut(CHUNK)
+                .zip(out.promotion.chunks_mut(CHUNK))
+                .zip(out.inclusion.chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(body);
+        }
+        out
+    };
+    Ok(crate::parallel::run(
+        n,
+        PAR_THRESHOLD,
+        || compute(true),
+        || compute(false),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> FusedParams {
+        FusedParams {
+            now: 72.0 * 3600.0,
+            decay_rate: 0.01,
+            w_age: 0.2,
+            w_access: 0.4,
+            w_confidence: 0.2,
+            w_relationships: 0.2,
+            age_norm_hours: 72.0,
+            access_norm: 5.0,
+            relationship_norm: 3.0,
+            recency_rate: 0.005,
+            hit_weight: 0.1,
+        }
+    }
+
+    #[test]
+    fn fused_matches_formulas() {
+        let x = FusedInputs {
+            base: &[1.0, 0.5],
+            reference: &[0.0, 100.0 * 3600.0],
+            created: &[0.0, 0.0],
+            accesses: &[5, 10_000],
+            confidence: &[0.8, 2.0],
+            relationships: &[3, 0],
+            similarity: &[0.9, 0.7],
+        };
+        let out = fused_scores(&x, &params()).unwrap();
+        assert!((out.decay[0] - (-0.72f64).exp()).abs() < 1e-15);
+        assert_eq!(out.decay[1], 0.5);
+        assert!((out.promotion[0] - (0.2 + 0.4 + 0.16 + 0.2)).abs() < 1e-15);
+        assert!((out.promotion[1] - (0.2 + 0.4 + 0.2)).abs() < 1e-15);
+        let inc = 0.7 * (-0.36f64).exp() * (1.0 + 0.1 * 10_000f64.ln_1p());
+        assert!((out.inclusion[1] - inc).abs() < 1e-14);
+    }
+
+    #[test]
+    fn rejects_bad_weights_and_counts() {
+        let mut p = params();
+        p.w_age = 0.5;
+        let x = FusedInputs {
+            base: &[],
+            reference: &[],
+            created: &[],
+            accesses: &[],
+            confidence: &[],
+            relationships: &[],
+            similarity: &[],
+        };
+        assert!(matches!(
+            fused_scores(&x, &p),
+            Err(KernelError::OutOfRange { .. })
+        ));
+        let x = FusedInputs {
+            accesses: &[-1],
+            base: &[1.0],
+            reference: &[0.0],
+            created: &[0.0],
+            confidence: &[0.0],
+            relationships: &[0],
+            similarity: &[0.0],
+        };
+        assert!(matches!(
+            fused_scores(&x, &params()),
+            Err(KernelError::OutOfRange { .. })
+        ));
+    }
+}
