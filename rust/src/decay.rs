@@ -20,8 +20,8 @@ pub const DECAY_RATE_MAX: f64 = 0.5;
 const SECONDS_PER_HOUR: f64 = 3600.0;
 const LOG2E: f64 = std::f64::consts::LOG2_E;
 // Cody–Waite split of ln 2 (fdlibm): n·LN2_HI is exact for |n| < 2^11.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 // 1.5·2^52: adding it rounds to the nearest integer and leaves that integer in the low mantissa bits.
 const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
 /// Below this `exp_fast` returns 0.0 (exp(−708) ≈ 3.3e−308, the edge of the normal range).

@@ -119,7 +119,7 @@ pub struct FusedInputs<'a> {
 }
 
 impl FusedInputs<'_> {
-    fn validate(&self) -> KernelResult<()> {
+    fn check_lengths(&self) -> KernelResult<()> {
         let n = self.base.len();
         let lens = [
             ("reference_times", self.reference.len()),
@@ -138,19 +138,38 @@ impl FusedInputs<'_> {
                 });
             }
         }
-        check_finite("base_scores", self.base)?;
-        check_finite("reference_times", self.reference)?;
-        check_finite("created_times", self.created)?;
-        check_finite("confidence", self.confidence)?;
-        check_finite("similarity", self.similarity)?;
+        Ok(())
+    }
+
+    /// Value checks for a chunk starting at item `offset` (run chunk by chunk, while the chunk is
+    /// in cache, instead of as separate passes over every array).
+    fn check_values(&self, offset: usize) -> KernelResult<()> {
+        let shift = |e: KernelError| match e {
+            KernelError::NonFinite { name, index, value } => KernelError::NonFinite {
+                name,
+                index: index + offset,
+                value,
+            },
+            other => other,
+        };
+        check_finite("base_scores", self.base).map_err(shift)?;
+        check_finite("reference_times", self.reference).map_err(shift)?;
+        check_finite("created_times", self.created).map_err(shift)?;
+        check_finite("confidence", self.confidence).map_err(shift)?;
+        check_finite("similarity", self.similarity).map_err(shift)?;
         for (name, xs) in [
             ("access_counts", self.accesses),
             ("relationship_counts", self.relationships),
         ] {
-            if let Some(index) = xs.iter().position(|&c| c < 0) {
+            if xs.iter().fold(0i64, |m, &c| m.min(c)) < 0 {
+                let index = xs.iter().position(|&c| c < 0).unwrap_or(0);
                 return Err(KernelError::OutOfRange {
                     name,
-                    detail: format!("element {index} is {}; counts must be >= 0", xs[index]),
+                    detail: format!(
+                        "element {} is {}; counts must be >= 0",
+                        index + offset,
+                        xs[index]
+                    ),
                 });
             }
         }
@@ -166,8 +185,12 @@ pub struct FusedScores {
     pub inclusion: Vec<f64>,
 }
 
+/// One chunk of the three outputs, numbered.
+type ChunkOut<'a> = (usize, ((&'a mut [f64], &'a mut [f64]), &'a mut [f64]));
+
 /// Score one chunk (≤ [`CHUNK`] items) into the output slices.
-fn score_chunk(
+#[inline(always)]
+fn score_chunk_generic(
     x: &FusedInputs<'_>,
     p: &FusedParams,
     d: &mut [f64],
@@ -175,24 +198,82 @@ fn score_chunk(
     inc: &mut [f64],
 ) {
     let n = d.len();
+    // Scalar pre-pass: table lookups and i64 → f64 conversions (no AVX2 instruction for the
+    // latter) would otherwise keep the main loop from vectorising.
     let mut ln_hits = [0.0f64; CHUNK];
-    for (l, &a) in ln_hits[..n].iter_mut().zip(&x.accesses[..n]) {
-        *l = ln1p_count(a);
+    let mut acc = [0.0f64; CHUNK];
+    let mut rel = [0.0f64; CHUNK];
+    for i in 0..n {
+        ln_hits[i] = ln1p_count(x.accesses[i]);
+        acc[i] = x.accesses[i] as f64;
+        rel[i] = x.relationships[i] as f64;
     }
+    // Re-slicing everything to `n` lets the compiler drop the bounds checks in the main loop.
+    let (base, reference, created) = (&x.base[..n], &x.reference[..n], &x.created[..n]);
+    let (confidence, similarity) = (&x.confidence[..n], &x.similarity[..n]);
+    let (ln_hits, acc, rel) = (&ln_hits[..n], &acc[..n], &rel[..n]);
+    let (pr, inc) = (&mut pr[..n], &mut inc[..n]);
     let inv_age = 1.0 / p.age_norm_hours;
     let inv_acc = 1.0 / p.access_norm;
     let inv_rel = 1.0 / p.relationship_norm;
     for i in 0..n {
-        let age_ref = age_hours(p.now, x.reference[i]);
-        let age_created = age_hours(p.now, x.created[i]);
-        d[i] = (x.base[i] * exp_fast(-p.decay_rate * age_ref)).clamp(0.0, 1.0);
+        let age_ref = age_hours(p.now, reference[i]);
+        let age_created = age_hours(p.now, created[i]);
+        d[i] = (base[i] * exp_fast(-p.decay_rate * age_ref)).clamp(0.0, 1.0);
         pr[i] = p.w_age * (age_created * inv_age).min(1.0)
-            + p.w_access * (x.accesses[i] as f64 * inv_acc).min(1.0)
-            + p.w_confidence * x.confidence[i].clamp(0.0, 1.0)
-            + p.w_relationships * (x.relationships[i] as f64 * inv_rel).min(1.0);
-        inc[i] = x.similarity[i]
+            + p.w_access * (acc[i] * inv_acc).min(1.0)
+            + p.w_confidence * confidence[i].clamp(0.0, 1.0)
+            + p.w_relationships * (rel[i] * inv_rel).min(1.0);
+        inc[i] = similarity[i]
             * exp_fast(-p.recency_rate * age_created)
             * (1.0 + p.hit_weight * ln_hits[i]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn score_chunk_avx2(
+    x: &FusedInputs<'_>,
+    p: &FusedParams,
+    d: &mut [f64],
+    pr: &mut [f64],
+    inc: &mut [f64],
+) {
+    score_chunk_generic(x, p, d, pr, inc)
+}
+
+/// The same loop compiled twice; AVX2 (4 lanes instead of SSE2's 2) roughly halves the time of
+/// the arithmetic part on x86-64 machines that have it.
+fn score_chunk(
+    avx2: bool,
+    offset: usize,
+    x: &FusedInputs<'_>,
+    p: &FusedParams,
+    d: &mut [f64],
+    pr: &mut [f64],
+    inc: &mut [f64],
+) -> KernelResult<()> {
+    x.check_values(offset)?;
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: `avx2` is true only when the CPU was detected to support AVX2.
+        unsafe { score_chunk_avx2(x, p, d, pr, inc) };
+        return Ok(());
+    }
+    let _ = avx2;
+    score_chunk_generic(x, p, d, pr, inc);
+    Ok(())
+}
+
+/// Whether the AVX2 build of the hot loops can run here.
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -210,43 +291,82 @@ fn sub<'a>(x: &FusedInputs<'a>, lo: usize, hi: usize) -> FusedInputs<'a> {
 
 /// Decay, promotion and inclusion scores for every item in one pass (formulas in the module docs).
 pub fn fused_scores(x: &FusedInputs<'_>, p: &FusedParams) -> KernelResult<FusedScores> {
-    p.validate()?;
-    x.validate()?;
     let n = x.base.len();
-    let compute = |parallel: bool| -> FusedScores {
-        let mut out = FusedScores {
-            decay: vec![0.0; n],
-            promotion: vec![0.0; n],
-            inclusion: vec![0.0; n],
-        };
-        let body = |(k, ((d, pr), inc)): (usize, ((&mut [f64], &mut [f64]), &mut [f64]))| {
-            let lo = k * CHUNK;
-            score_chunk(&sub(x, lo, lo + d.len()), p, d, pr, inc);
-        };
-        if parallel {
-            use rayon::prelude::*;
-            out.decay
-                .par_chunks_mut(CHUNK)
-                .zip(out.promotion.par_chunks_mut(CHUNK))
-                .zip(out.inclusion.par_chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(body);
-        } else {
-            out.decay
-                .chunks_mut(CHUNK)
-                .zip(out.promotion.chunks_mut(CHUNK))
-                .zip(out.inclusion.chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(body);
-        }
-        out
+    let mut out = FusedScores {
+        decay: vec![0.0; n],
+        promotion: vec![0.0; n],
+        inclusion: vec![0.0; n],
     };
-    Ok(crate::parallel::run(
+    fused_scores_into(x, p, &mut out.decay, &mut out.promotion, &mut out.inclusion)?;
+    Ok(out)
+}
+
+/// [`fused_scores`] writing into caller-provided outputs (each of the inputs' length).
+///
+/// The bindings pass fresh numpy buffers: numpy backs large arrays with transparent huge pages,
+/// and writing into them measured 3–10× faster at 1M items than faulting in a fresh `Vec`
+/// 4 KiB page by page.
+pub fn fused_scores_into(
+    x: &FusedInputs<'_>,
+    p: &FusedParams,
+    decay: &mut [f64],
+    promotion: &mut [f64],
+    inclusion: &mut [f64],
+) -> KernelResult<()> {
+    p.validate()?;
+    x.check_lengths()?;
+    let n = x.base.len();
+    for (name, len) in [
+        ("decay output", decay.len()),
+        ("promotion output", promotion.len()),
+        ("inclusion output", inclusion.len()),
+    ] {
+        if len != n {
+            return Err(KernelError::Length {
+                name,
+                expected: n,
+                actual: len,
+            });
+        }
+    }
+    let avx2 = has_avx2();
+    let body = |(k, ((d, pr), inc)): ChunkOut<'_>| {
+        let lo = k * CHUNK;
+        score_chunk(avx2, lo, &sub(x, lo, lo + d.len()), p, d, pr, inc)
+    };
+    // Only one of the two paths runs; each takes the output slices from this slot.
+    let slot = std::sync::Mutex::new(Some((decay, promotion, inclusion)));
+    let take = || {
+        slot.lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .ok_or_else(|| KernelError::Internal {
+                detail: "fused output slot taken twice".into(),
+            })
+    };
+    crate::parallel::run(
         n,
         PAR_THRESHOLD,
-        || compute(true),
-        || compute(false),
-    ))
+        || {
+            use rayon::prelude::*;
+            let (decay, promotion, inclusion) = take()?;
+            decay
+                .par_chunks_mut(CHUNK)
+                .zip(promotion.par_chunks_mut(CHUNK))
+                .zip(inclusion.par_chunks_mut(CHUNK))
+                .enumerate()
+                .try_for_each(body)
+        },
+        || {
+            let (decay, promotion, inclusion) = take()?;
+            decay
+                .chunks_mut(CHUNK)
+                .zip(promotion.chunks_mut(CHUNK))
+                .zip(inclusion.chunks_mut(CHUNK))
+                .enumerate()
+                .try_for_each(body)
+        },
+    )
 }
 
 #[cfg(test)]
