@@ -61,7 +61,7 @@ def select_within_budget(
     *,
     strategy: str = "optimal",
     must_keep: NDArray[np.bool_] | None = None,
-    cell_limit: int = 134217728,
+    cell_limit: int = ...,
 ) -> tuple[NDArray[np.int64], str, float]: ...
 
 # --- tokens (estimate, exact count) -----------------------------------------------------------

@@ -6,7 +6,7 @@ import math
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from remem.errors import ConfigError, NaiveDatetimeError, NonFiniteError
 from remem.lifecycle import DecayCalculator, DecayConfig
 
-START = datetime(2026, 10, 1, tzinfo=timezone.utc)
+START = datetime(2026, 10, 1, tzinfo=UTC)
 
 SEED_EXAMPLE = """
 from datetime import datetime, timedelta, timezone
@@ -67,7 +67,7 @@ def test_defaults() -> None:
 )
 def test_config_validation_names_field(field: str, value: float) -> None:
     with pytest.raises(ConfigError, match=field):
-        DecayConfig(**{field: value})  # type: ignore[arg-type]
+        DecayConfig(**{field: value})
 
 
 def test_config_is_frozen() -> None:
@@ -100,7 +100,8 @@ def test_reinforce_rebases() -> None:
     later = calc.calculate_decay(base, ref, now=at + timedelta(hours=24))
     assert later == pytest.approx(base * math.exp(-0.24))
     assert calc.reinforce(0.95, START, now=START)[0] == 1.0
-    assert calc.is_decayed(0.19) and not calc.is_decayed(0.2)
+    assert calc.is_decayed(0.19)
+    assert not calc.is_decayed(0.2)
 
 
 @settings(max_examples=50, deadline=None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from remem.lifecycle import (
     PromotionScorer,
 )
 
-T0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 10, 1, tzinfo=UTC)
 
 
 def test_promotion_formula_and_defaults() -> None:
@@ -37,7 +37,8 @@ def test_promotion_formula_and_defaults() -> None:
         now=T0 + timedelta(days=30),
     )
     assert capped == pytest.approx(1.0)
-    assert s.should_promote(0.7) and not s.should_promote(0.69)
+    assert s.should_promote(0.7)
+    assert not s.should_promote(0.69)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +53,7 @@ def test_promotion_formula_and_defaults() -> None:
 )
 def test_promotion_config_rejects(kw: dict[str, float]) -> None:
     with pytest.raises(ConfigError):
-        PromotionConfig(**kw)  # type: ignore[arg-type]
+        PromotionConfig(**kw)
 
 
 def test_promotion_weights_within_tolerance_accepted() -> None:

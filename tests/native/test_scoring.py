@@ -103,7 +103,7 @@ item = st.tuples(scores, times, times, counts, st.floats(-1, 2), counts, st.floa
 def test_fused_matches_reference(
     items: list[tuple[Any, ...]], rate: float, recency: float, hit_weight: float
 ) -> None:
-    cols = list(zip(*items, strict=True)) if items else [[]] * 7
+    cols: list[Any] = list(zip(*items, strict=True)) if items else [[]] * 7
     args = [np.array(c, dtype=np.int64 if k in (3, 5) else np.float64) for k, c in enumerate(cols)]
     kw = {"now": NOW, "decay_rate": rate, "recency_rate": recency, "hit_weight": hit_weight}
     got = native.fused_scores(*args, **kw)

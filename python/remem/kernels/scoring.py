@@ -2,7 +2,7 @@
 
 Specification (formulas, validation order, edge cases): :mod:`remem.reference.scoring`. Native
 results agree with the reference to rel 1e-12; the only difference is the exponential, a
-vectorised range-reduction + polynomial exp with relative error ≤ 1e-14 on [−708, 709].
+vectorised range-reduction + polynomial exp with relative error ≤ 1e-14 on [-708, 709].
 
 Times are float64 UNIX seconds; a reference time in the future (clock skew) counts as age 0.
 Inputs are converted here (one copy at most) to contiguous float64 / int64; the native module
@@ -49,14 +49,14 @@ def _i64(x: ArrayLike, name: str) -> NDArray[np.int64]:
 
 
 def exp_fast(x: ArrayLike) -> NDArray[np.float64]:
-    """The native vectorised ``exp``: rel. error ≤ 1e−14 on [−708, 709]; below 0.0, above +inf."""
+    """The native vectorised ``exp``: rel. error ≤ 1e-14 on [-708, 709]; below 0.0, above +inf."""
     return _native.exp_fast(_f64(x))
 
 
 def decay_scores(
     base_scores: ArrayLike, reference_times: ArrayLike, *, now: float, decay_rate: float = 0.01
 ) -> NDArray[np.float64]:
-    """``clamp(base · exp(−decay_rate · hours since reference), 0, 1)`` per item.
+    """``clamp(base · exp(-decay_rate · hours since reference), 0, 1)`` per item.
 
     Decay always starts from the stored base score and its reference time, so evaluating it at
     any number of maintenance cycles gives the same answer as evaluating it once.

@@ -3,8 +3,8 @@
 Specification (every step, tie-breaks, the approximation and its bound):
 :mod:`remem.reference.selection`. In short: must-keep items are always chosen (BudgetError if
 they alone exceed the budget); items of value ≤ 0 never are otherwise; ``"optimal"`` is an exact
-DP up to ``cell_limit`` = n × (budget + 1) cells (default 2**27), above which it returns a
-solution with a proven value ≥ ``guarantee`` × optimum (≥ ½, usually much closer to 1) and says
+DP up to ``cell_limit`` = n x (budget + 1) cells (default 2**27), above which it returns a
+solution with a proven value ≥ ``guarantee`` x optimum (≥ ½, usually much closer to 1) and says
 so in :class:`Selection`; ``"greedy"`` is value density, then value, then index.
 """
 
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 DEFAULT_CELL_LIMIT = 1 << 27
-"""Largest n × (budget + 1) solved exactly by ``"optimal"`` (16 MiB of choice bits)."""
+"""Largest n x (budget + 1) solved exactly by ``"optimal"`` (16 MiB of choice bits)."""
 
 Strategy = Literal["optimal", "greedy"]
 Method = Literal["exact", "greedy", "approximate"]
@@ -39,7 +39,7 @@ class Selection:
     """A selection with its totals and how it was found.
 
     ``method`` is ``"exact"`` (provably optimal), ``"greedy"`` (the greedy strategy; no bound) or
-    ``"approximate"`` (above the cell limit; ``total_value ≥ guarantee × optimum``).
+    ``"approximate"`` (above the cell limit; ``total_value ≥ guarantee x optimum``).
     """
 
     indices: NDArray[np.int64]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from remem.errors import NaiveDatetimeError
 
@@ -19,7 +19,7 @@ def epoch_seconds(value: datetime, name: str) -> float:
 
 def now_or(value: datetime | None, name: str = "now") -> float:
     """UNIX seconds of ``value`` (validated), or of the current UTC time when None."""
-    return epoch_seconds(datetime.now(timezone.utc) if value is None else value, name)
+    return epoch_seconds(datetime.now(UTC) if value is None else value, name)
 
 
 def hours_between(now: float, then: float) -> float:

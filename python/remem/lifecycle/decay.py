@@ -1,14 +1,16 @@
 """Time decay of memory scores, computed from a stored base score and its reference time.
 
 An item stores ``base`` and ``reference`` (the time of its last access). Its score at ``now`` is
-``clamp(base · exp(−decay_rate · hours(now − reference)), 0, 1)``. Because the stored base is never
-overwritten by maintenance, running a decay check every hour or once a week gives the same score;
-only an access rebases it: ``base = min(1, score_at_access + access_boost)``, ``reference = access``.
+``clamp(base · exp(-decay_rate · hours(now - reference)), 0, 1)``. Because the stored base is
+never overwritten by maintenance, running a decay check every hour or once a week gives the same
+score; only an access rebases it: ``base = min(1, score_at_access + access_boost)`` and
+``reference = access time``.
 A reference in the future (clock skew) counts as age 0.
 
 >>> from datetime import datetime, timedelta, timezone
 >>> start = datetime(2026, 10, 1, tzinfo=timezone.utc)
->>> round(DecayCalculator(DecayConfig()).calculate_decay(1.0, start, now=start + timedelta(hours=24)), 3)
+>>> calculator = DecayCalculator(DecayConfig())
+>>> round(calculator.calculate_decay(1.0, start, now=start + timedelta(hours=24)), 3)
 0.787
 """
 
@@ -83,7 +85,7 @@ class DecayCalculator:
     def calculate_decay(
         self, score: float, last_access: datetime, now: datetime | None = None
     ) -> float:
-        """``clamp(score · exp(−decay_rate · hours since last_access), 0, 1)``.
+        """``clamp(score · exp(-decay_rate · hours since last_access), 0, 1)``.
 
         ``score`` is the stored base score and ``last_access`` its reference time (aware
         datetimes; naive ones raise NaiveDatetimeError). ``now`` defaults to the current time.

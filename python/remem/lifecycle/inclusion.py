@@ -1,6 +1,6 @@
 """Inclusion (retrieval) score of long-term memories.
 
-``score = similarity · exp(−recency_rate · hours since creation) · (1 + hit_weight · ln(1 + hits))``
+``score = similarity · exp(-recency_rate · hours since creation) · (1 + hit_weight · ln(1 + hits))``
 with defaults recency_rate 0.005, hit_weight 0.1 and a pass threshold of 0.6 (``score ≥ threshold``
 passes). Age is measured from creation, not last access: retrieval favours what is relevant and
 often used, and the recency term is deliberately slow.

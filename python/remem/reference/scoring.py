@@ -2,18 +2,19 @@
 
 This module is the specification of :mod:`remem.kernels.scoring`; the native kernels must agree
 with it to a relative tolerance of 1e-12 (absolute 1e-300 near zero) — they differ only in the
-exponential, which is a vectorised polynomial natively (relative error ≤ 1e-14) and ``math.exp`` here.
+exponential, a vectorised polynomial natively (relative error ≤ 1e-14) and ``math.exp`` here.
 
 Times are float UNIX seconds; ages are in hours and a reference time in the future (clock skew)
 counts as age 0: ``age_h = max(0, (now - t) / 3600)``.
 
 Formulas, per item:
 
-* decay      = ``clamp(base · exp(−decay_rate · age_h(reference)), 0, 1)``
+* decay      = ``clamp(base · exp(-decay_rate · age_h(reference)), 0, 1)``
 * reinforce  = ``clamp(decay + access_boost, 0, 1)`` (the new base; the new reference time is now)
 * promotion  = ``w_age·min(1, age_h(created)/age_norm_hours) + w_access·min(1, accesses/access_norm)
   + w_confidence·clamp(confidence, 0, 1) + w_relationships·min(1, relationships/relationship_norm)``
-* inclusion  = ``similarity · exp(−recency_rate · age_h(created)) · (1 + hit_weight · ln(1 + accesses))``
+* inclusion  = ``similarity · exp(-recency_rate · age_h(created))
+  · (1 + hit_weight · ln(1 + accesses))``
 
 Validation (in this order): lengths equal to ``base_scores`` (ShapeError); every float input and
 scalar finite (NonFiniteError); ``decay_rate`` in [0.001, 0.5] (InvalidArgumentError); promotion
@@ -72,7 +73,8 @@ def _rate(decay_rate: float) -> None:
     _scalar("decay_rate", decay_rate)
     if not DECAY_RATE_MIN <= decay_rate <= DECAY_RATE_MAX:
         raise InvalidArgumentError(
-            f"decay_rate is {decay_rate} per hour; use a value in [{DECAY_RATE_MIN}, {DECAY_RATE_MAX}]"
+            f"decay_rate is {decay_rate} per hour; "
+            f"use a value in [{DECAY_RATE_MIN}, {DECAY_RATE_MAX}]"
         )
 
 
@@ -85,10 +87,9 @@ def _clamp01(x: float) -> float:
 
 
 def exp_fast(x: ArrayLike) -> NDArray[np.float64]:
-    """``exp`` element-wise; natively x < −708 gives 0.0 and x > 709 gives +inf (saturation)."""
+    """``exp`` element-wise; natively x < -708 gives 0.0 and x > 709 gives +inf (saturation)."""
     out = []
-    for v in np.asarray(x, dtype=np.float64).ravel():
-        v = float(v)
+    for v in np.asarray(x, dtype=np.float64).ravel().tolist():
         out.append(0.0 if v < -708.0 else math.inf if v > 709.0 else math.exp(v))
     return np.array(out, dtype=np.float64)
 
@@ -100,7 +101,7 @@ def _decayed(base: float, ref: float, now: float, rate: float) -> float:
 def decay_scores(
     base_scores: ArrayLike, reference_times: ArrayLike, *, now: float, decay_rate: float = 0.01
 ) -> NDArray[np.float64]:
-    """``clamp(base · exp(−decay_rate · age_h(reference)), 0, 1)`` for every item.
+    """``clamp(base · exp(-decay_rate · age_h(reference)), 0, 1)`` for every item.
 
     >>> decay_scores([1.0], [0.0], now=24 * 3600.0, decay_rate=0.01).round(3).tolist()
     [0.787]

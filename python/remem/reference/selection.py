@@ -9,7 +9,7 @@ index sets are identical — including among several optimal sets of equal value
 1. Validate: lengths equal (ShapeError), costs ≥ 0 and budget ≥ 0 (InvalidArgumentError), values
    finite (NonFiniteError), strategy "optimal" or "greedy" (InvalidArgumentError).
 2. Must-keep items are always chosen. If their total cost exceeds the budget → BudgetError.
-   ``cap = budget − must-keep cost``.
+   ``cap = budget - must-keep cost``.
 3. Candidates, in index order: not must-keep, ``value > 0``, ``cost ≤ cap``. (Items of value ≤ 0
    are never chosen unless must-keep.) If the candidates' values sum (left to right) past the f64
    range → InvalidArgumentError.
@@ -17,19 +17,19 @@ index sets are identical — including among several optimal sets of equal value
 5. "greedy": candidates sorted by value/cost descending (cost 0 counts as +inf), then value
    descending, then index ascending; each is taken if it still fits. Method "greedy", no bound.
 6. "optimal": zero-cost candidates are taken; the others (index order) form the DP items. If
-   ``len(items) × (cap + 1) ≤ cell_limit`` the exact row DP runs: ``row[w] = 0``; for each item
-   (c, v) in order, ``t = old[w − c] + v`` and the item is taken at w iff ``t > old[w]`` (strictly:
+   ``len(items) x (cap + 1) ≤ cell_limit`` the exact row DP runs: ``row[w] = 0``; for each item
+   (c, v) in order, ``t = old[w - c] + v`` and the item is taken at w iff ``t > old[w]`` (strictly:
    on a tie the earlier items' solution is kept); reconstruction walks items backwards from
    ``w = cap``. Method "exact".
 7. Above ``cell_limit`` (default 2**27 cells) the result is the best — by total value summed in
    ascending index order, the earlier option winning ties — of
-   a. an FPTAS: ``K = (Σ DP-item values) / (cell_limit // n − 1)``, profits ``floor(v / K)``
+   a. an FPTAS: ``K = (Σ DP-item values) / (cell_limit // n - 1)``, profits ``floor(v / K)``
       (items with profit 0 dropped), a min-cost DP over total profit (take iff strictly cheaper;
       walk back from the largest profit whose min cost ≤ cap); skipped if ``cell_limit // n < 2``;
    b. the greedy solution of step 5;
    c. the zero-cost candidates plus the single DP item of highest value (lowest index on ties).
-   Method "approximate", guarantee ``max(½, 1 − n·K / best_value)``: the FPTAS loses < K per item
-   so its value ≥ OPT − n·K, and greedy + best single item ≥ OPT (the classic ½ bound).
+   Method "approximate", guarantee ``max(½, 1 - n·K / best_value)``: the FPTAS loses < K per item
+   so its value ≥ OPT - n·K, and greedy + best single item ≥ OPT (the classic ½ bound).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from remem.errors import BudgetError, InvalidArgumentError, NonFiniteError, ShapeError
 
-__all__ = ["DEFAULT_CELL_LIMIT", "select_within_budget", "select_with_method"]
+__all__ = ["DEFAULT_CELL_LIMIT", "select_with_method", "select_within_budget"]
 
 DEFAULT_CELL_LIMIT = 1 << 27
 
