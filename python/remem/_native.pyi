@@ -16,7 +16,55 @@ def configured_threads() -> int: ...
 
 # --- scoring (decay, promotion, inclusion, fused) ---------------------------------------------
 
+def exp_fast(x: NDArray[np.float64]) -> NDArray[np.float64]: ...
+def decay_scores(
+    base_scores: NDArray[np.float64],
+    reference_times: NDArray[np.float64],
+    *,
+    now: float,
+    decay_rate: float,
+) -> NDArray[np.float64]: ...
+def reinforce_scores(
+    base_scores: NDArray[np.float64],
+    reference_times: NDArray[np.float64],
+    *,
+    now: float,
+    decay_rate: float,
+    access_boost: float,
+) -> NDArray[np.float64]: ...
+def fused_scores(
+    base_scores: NDArray[np.float64],
+    reference_times: NDArray[np.float64],
+    created_times: NDArray[np.float64],
+    access_counts: NDArray[np.int64],
+    confidence: NDArray[np.float64],
+    relationship_counts: NDArray[np.int64],
+    similarity: NDArray[np.float64],
+    *,
+    now: float,
+    decay_rate: float,
+    w_age: float,
+    w_access: float,
+    w_confidence: float,
+    w_relationships: float,
+    age_norm_hours: float,
+    access_norm: float,
+    relationship_norm: float,
+    recency_rate: float,
+    hit_weight: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
+
 # --- selection (budgeted knapsack) ------------------------------------------------------------
+
+def select_within_budget(
+    costs: NDArray[np.int64],
+    values: NDArray[np.float64],
+    budget: int,
+    *,
+    strategy: str = "optimal",
+    must_keep: NDArray[np.bool_] | None = None,
+    cell_limit: int = ...,
+) -> tuple[NDArray[np.int64], str, float]: ...
 
 # --- tokens (estimate, exact count) -----------------------------------------------------------
 

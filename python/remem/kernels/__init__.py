@@ -10,6 +10,14 @@ from __future__ import annotations
 import os
 
 from remem import _native
+from remem.kernels.scoring import (
+    FusedScores,
+    decay_scores,
+    exp_fast,
+    fused_scores,
+    reinforce_scores,
+)
+from remem.kernels.selection import Selection, select_within_budget, select_within_budget_detailed
 from remem.kernels.tokens import (
     count_tokens,
     count_tokens_one,
@@ -22,13 +30,21 @@ from remem.kernels.topk import QuantizedIndex, QuantizedMatrix, quantize, top_k,
 os.register_at_fork(after_in_child=_native.after_fork_in_child)
 
 __all__ = [
+    "FusedScores",
     "QuantizedIndex",
     "QuantizedMatrix",
+    "Selection",
     "count_tokens",
     "count_tokens_one",
+    "decay_scores",
     "estimate_tokens",
     "estimate_tokens_one",
+    "exp_fast",
+    "fused_scores",
     "quantize",
+    "reinforce_scores",
+    "select_within_budget",
+    "select_within_budget_detailed",
     "top_k",
     "top_k_quantized",
 ]

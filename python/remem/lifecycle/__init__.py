@@ -2,4 +2,15 @@
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from remem.lifecycle.decay import DecayCalculator, DecayConfig
+from remem.lifecycle.inclusion import InclusionScorerConfig, LongTermInclusionScorer
+from remem.lifecycle.promotion import PromotionConfig, PromotionScorer
+
+__all__ = [
+    "DecayCalculator",
+    "DecayConfig",
+    "InclusionScorerConfig",
+    "LongTermInclusionScorer",
+    "PromotionConfig",
+    "PromotionScorer",
+]
