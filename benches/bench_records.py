@@ -17,7 +17,6 @@ from typing import Any
 
 import duckdb
 import pytest
-from tests.postgres import pg_dsn, pg_server  # noqa: F401  (benches/ has no conftest)
 from tests.stores.factories import entity, record, rel
 
 from remem.models import Entity, MemoryRecord, Relationship

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from tests.postgres import pg_dsn, pg_server  # noqa: F401  (fixtures: a real PostgreSQL)
 
 from remem.models import TranscriptEntry, TranscriptSession
 from remem.stores.postgres.episodic import PostgresEpisodicStore

@@ -24,7 +24,6 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 import psycopg
 import pytest
-from tests.postgres import pg_server as pg_server  # the session-scoped server fixture
 
 from remem.stores.hnsw import HnswVectorStore
 from remem.stores.postgres.vector import PgVectorStore

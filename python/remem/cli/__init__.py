@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from remem.cli import demo
+from remem.cli.demo import add_parser as add_demo_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command")
-    demo.add_parser(sub)
+    add_demo_parser(sub)
     return parser
 
 
