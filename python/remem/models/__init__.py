@@ -9,6 +9,7 @@ from remem.models.lifecycle import MemoryLifecycleMetadata
 from remem.models.metadata import Metadata, Scalar, check_metadata
 from remem.models.provenance import ProvenanceMetadata
 from remem.models.records import MemoryKind, MemoryRecord
+from remem.models.scored import ScoredMemory
 from remem.models.stages import MemoryStage, PromotionState
 from remem.models.text import Identifier, StoredText, check_text
 from remem.models.time import Clock, ManualClock, SystemClock, UTCDateTime, require_aware
@@ -35,6 +36,7 @@ __all__ = [
     "ProvenanceMetadata",
     "Relationship",
     "Scalar",
+    "ScoredMemory",
     "StoredText",
     "SystemClock",
     "TranscriptEntry",
