@@ -92,6 +92,17 @@ class HashingEmbedder:
             raise ConfigError(f"seed must be an int in [0, 2**64), got {self.seed!r}")
 
     @property
+    def recommended_floors(self) -> dict[str, float]:
+        """Similarity floors per stage suited to lexical vectors.
+
+        Feature-hashed vectors of related texts share only their common n-grams, so their
+        cosine sits far lower than a semantic model's (a paraphrase with one shared content word
+        scores about 0.1-0.3; unrelated chat text about -0.1-0.05). The semantic defaults (0.5
+        short-term, 0.7 long-term) would drop nearly every true match.
+        """
+        return {"short_term": 0.08, "long_term": 0.12, "decayed": 0.12}
+
+    @property
     def model_name(self) -> str:
         """``remem-hashing-v1-<d>``, then ``-w<lo>.<hi>-c<lo>.<hi>-s<seed>`` if not default."""
         name = f"remem-hashing-v1-{self.dimension}"
