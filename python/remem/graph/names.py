@@ -2,7 +2,7 @@
 
 ``normalise`` is stricter than the stores' lookup key (casefold + whitespace): it also applies NFKC
 (full-width letters, ligatures, superscripts), strips punctuation at both ends (but keeps ``#`` and
-``+`` so ``C#`` and ``C++`` stay themselves) and drops one leading article (``the``, ``a``, ``an``)
+``+`` so ``C#`` and ``C++`` stay themselves) and drops leading articles (``the``, ``a``, ``an``)
 when more words follow::
 
     >>> normalise("  The   Python  3.11! ")
@@ -34,20 +34,21 @@ def _is_edge_punct(ch: str) -> bool:
 def normalise(name: str) -> str:
     """The resolver's lookup key of a name: NFKC, casefold, collapsed whitespace, trimmed
     punctuation, no leading article. Returns "" for a name of punctuation only."""
-    text = unicodedata.normalize("NFKC", name).casefold()
-    words = text.split()
-    if not words:
-        return ""
+    words = unicodedata.normalize("NFKC", name).casefold().split()
+    words = _strip_edges(words)
+    while len(words) > 1 and words[0] in ARTICLES:  # a loop, so normalise is idempotent
+        words = _strip_edges(words[1:])
+    return " ".join(words)
+
+
+def _strip_edges(words: list[str]) -> list[str]:
     text = " ".join(words)
     start, end = 0, len(text)
     while start < end and (_is_edge_punct(text[start]) or text[start].isspace()):
         start += 1
     while end > start and (_is_edge_punct(text[end - 1]) or text[end - 1].isspace()):
         end -= 1
-    words = text[start:end].split()
-    if len(words) > 1 and words[0] in ARTICLES:
-        words = words[1:]
-    return " ".join(words)
+    return text[start:end].split()
 
 
 def number_tokens(normalised: str) -> tuple[str, ...]:
