@@ -18,7 +18,7 @@ entities; see ``benches/bench_graph.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,6 +46,24 @@ class IndexMatch:
     how: Literal["name", "alias", "fuzzy"]
     key: str
     score: float
+
+
+def best_match(key: str, candidates: Sequence[str], threshold: float) -> tuple[str, float] | None:
+    """The candidate most similar to ``key`` by max(``ratio``, ``token_sort_ratio``) if it reaches
+    ``threshold``; ties go to the first candidate. ``token_sort_ratio`` forgives word order
+    ("Smith, John"); plain ``ratio`` forgives a typo that changes the sorted order of the words
+    ("Rui antos" vs "Rui Santos", which token sorting scores far apart). Two C-level
+    ``extractOne`` passes, no Python callback per candidate."""
+    best: tuple[str, float] | None = None
+    for scorer in (fuzz.token_sort_ratio, fuzz.ratio):
+        hit = process.extractOne(
+            key, candidates, scorer=scorer, processor=None, score_cutoff=threshold
+        )
+        if hit is not None and (
+            best is None or hit[1] > best[1] or (hit[1] == best[1] and hit[0] < best[0])
+        ):
+            best = (hit[0], float(hit[1]))
+    return best
 
 
 def _blocks(key: str) -> set[tuple[tuple[str, ...], str]]:
@@ -109,7 +127,7 @@ class NameIndex:
         return out
 
     def fuzzy(self, key: str, entity_type: str | None, threshold: float) -> list[IndexMatch]:
-        """The best fuzzy match of ``key`` (token_sort_ratio ≥ ``threshold``) within its blocks,
+        """The best fuzzy match of ``key`` (:func:`best_match` ≥ ``threshold``) within its blocks,
         guards applied; all entities sharing the best key, names first. [] if none."""
         keys: set[str] = set()
         for block in _blocks(key):
@@ -126,12 +144,10 @@ class NameIndex:
         )
         if not candidates:
             return []
-        best = process.extractOne(
-            key, candidates, scorer=fuzz.token_sort_ratio, processor=None, score_cutoff=threshold
-        )
+        best = best_match(key, candidates, threshold)
         if best is None:
             return []
-        found, score, _ = best
+        found, score = best
         return [
             IndexMatch(m.entity_id, m.entity_type, "fuzzy", found, float(score))
             for m in self.exact(found, entity_type)

@@ -4,17 +4,18 @@ Resolution order, within one namespace and an entity type (``None`` = any type):
 
 1. **exact** — the normalised name (:func:`remem.graph.names.normalise`) equals an entity's
    normalised name (``how="name"``) or one of its aliases (``how="alias"``);
-2. **fuzzy** — rapidfuzz ``token_sort_ratio`` ≥ ``threshold`` (default 90) against the names and
-   aliases in the same blocking group, *after* the guards: number/version tokens equal as a
-   multiset ("Python 3.11" never becomes "Python 3.12"), names of ≤ 3 characters exact only
-   ("Ana" ≠ "Anna"), and an entity of another type is never a candidate;
+2. **fuzzy** — rapidfuzz max(``ratio``, ``token_sort_ratio``) ≥ ``threshold`` (default 90)
+   against the names and aliases in the same blocking group, *after* the guards: number/version
+   tokens equal as a multiset ("Python 3.11" never becomes "Python 3.12"), names of ≤ 3
+   characters exact only ("Ana" ≠ "Anna"), and an entity of another type is never a candidate;
 3. **new** — a deterministic id ``ent-`` + sha256(namespace, type, normalised name)[:24], so the
    same name extracted twice proposes the same entity.
 
-Why ``token_sort_ratio`` and not ``WRatio``: WRatio takes the best *partial* alignment, so
-"Ana" ~ "Anastasia" and "Python" ~ "Python Software Foundation" score ≥ 90 and would merge; sorted
-whole-token comparison only forgives typos and word order ("Smith John" = "John Smith",
-"Jonathan" ~ "Johnathan" at 94; "Maria" ~ "Mario" is 80, so they stay apart).
+Why not ``WRatio``: it takes the best *partial* alignment, so "Ana" ~ "Anastasia" and "Python" ~
+"Python Software Foundation" score ≥ 90 and would merge. Whole-string scores only forgive typos
+and word order: ``token_sort_ratio`` ("Smith John" = "John Smith", "Jonathan" ~ "Johnathan" at
+94; "Maria" ~ "Mario" is 80, so they stay apart), and plain ``ratio`` for a typo that reorders the
+sorted words ("Rui antos" ~ "Rui Santos"). See :func:`remem.graph.index.best_match`.
 
 Candidates come from a per-namespace :class:`NameIndex`, loaded once from ``list_entities`` on
 first use and kept current by :meth:`upsert_resolved`; writes by anyone else become visible after
@@ -41,7 +42,7 @@ from remem.models import Clock, Entity, ProvenanceMetadata, SystemClock, check_t
 from remem.stores.graph import GraphStore
 
 DEFAULT_THRESHOLD = 90.0
-"""token_sort_ratio (0..100) a fuzzy match must reach; 90 forgives about one edit in ten letters."""
+"""Similarity (0..100) a fuzzy match must reach; 90 forgives about one edit in ten letters."""
 UNTYPED = "thing"
 """The type given to a new entity resolved without one (the Entity model's default)."""
 
