@@ -11,9 +11,10 @@ Three maps, all keyed by :func:`remem.graph.names.normalise` output:
 Recall trade-off of the blocking key: a misspelling inside the first two letters of *every* word
 ("Jhonathan Smith" vs "Jonathan Smyth" still shares "sm") is not found fuzzily.
 
-Memory: each key string is held once by ``key → ids`` plus one reference per block it sits in;
-measured with ``tracemalloc`` at about 0.7 kB per entity with one alias (≈ 7 MB for 10k
-entities; see ``benches/bench_graph.py``).
+Memory: each key string is held once by ``key → ids`` plus one reference per block it sits in,
+with a set per key and per block. Measured with ``tracemalloc`` on the benchmark's 10k entities:
+about 2 kB per entity with one alias (≈ 20 MB for 10k entities; measured by
+``benches/bench_graph.py``, ``extra_info["index_kib"]``, which holds names only).
 """
 
 from __future__ import annotations
