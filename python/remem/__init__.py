@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from remem import errors, kernels
 from remem._native import __version__
+from remem.lifecycle import DecayCalculator, DecayConfig
 from remem.models import TranscriptEntry, TranscriptSession
 from remem.stores.simple import SimpleVectorStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 
 __all__ = [
+    "DecayCalculator",
+    "DecayConfig",
     "SQLiteTranscriptStore",
     "SimpleVectorStore",
     "TranscriptEntry",
