@@ -148,21 +148,65 @@ fn digits(a: &Ascii, s: &[u8], i: usize) -> usize {
     e
 }
 
+/// Is `b` an ASCII byte that may start the optional prefix `[^\r\n\p{L}\p{N}]`?
+#[inline(always)]
+fn ascii_prefix(b: u8) -> bool {
+    b < 0x80 && !b.is_ascii_alphanumeric() && b != b'\r' && b != b'\n'
+}
+
+/// The end of an all-ASCII letter word at `i` (with its optional ASCII prefix), or `None` when
+/// the general path must decide (no word here, or a non-ASCII character right after it).
+/// `lower_case_rule` is o200k's `U*W+ | U+W*` (upper-case run, then lower-case run); otherwise
+/// cl100k's `\p{L}+`.
+#[inline(always)]
+fn ascii_word(s: &[u8], i: usize, lower_case_rule: bool) -> Option<usize> {
+    let mut j = i;
+    if ascii_prefix(s[i]) && s.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        j = i + 1;
+    } else if !s[i].is_ascii_alphabetic() {
+        return None;
+    }
+    let mut e = j;
+    if lower_case_rule {
+        while e < s.len() && s[e].is_ascii_uppercase() {
+            e += 1;
+        }
+        while e < s.len() && s[e].is_ascii_lowercase() {
+            e += 1;
+        }
+    } else {
+        while e < s.len() && s[e].is_ascii_alphabetic() {
+            e += 1;
+        }
+    }
+    match s.get(e) {
+        Some(&b) if b >= 0x80 => None,
+        _ => Some(e),
+    }
+}
+
 /// End of the o200k_base piece starting at `i < s.len()`.
 #[inline]
 pub(super) fn next_o200k(a: &Ascii, s: &[u8], i: usize) -> usize {
+    if let Some(end) = ascii_word(s, i, true) {
+        return end + contraction(s, end);
+    }
     let (c0, len0) = class_at(a, s, i);
     let pre = is_prefix(c0);
-    let word = (if pre { upper_lower(a, s, i + len0) } else { None })
-        .or_else(|| upper_lower(a, s, i))
-        .or_else(|| {
-            if pre {
-                upper_then_lower(a, s, i + len0)
-            } else {
-                None
-            }
-        })
-        .or_else(|| upper_then_lower(a, s, i));
+    let word = (if pre {
+        upper_lower(a, s, i + len0)
+    } else {
+        None
+    })
+    .or_else(|| upper_lower(a, s, i))
+    .or_else(|| {
+        if pre {
+            upper_then_lower(a, s, i + len0)
+        } else {
+            None
+        }
+    })
+    .or_else(|| upper_then_lower(a, s, i));
     if let Some(end) = word {
         return end + contraction(s, end);
     }
@@ -179,6 +223,9 @@ pub(super) fn next_cl100k(a: &Ascii, s: &[u8], i: usize) -> usize {
     if k > 0 {
         return i + k;
     }
+    if let Some(end) = ascii_word(s, i, false) {
+        return end;
+    }
     let (c0, len0) = class_at(a, s, i);
     if c0 & L != 0 {
         return run(a, s, i, |c| c & L != 0);
@@ -192,12 +239,12 @@ pub(super) fn next_cl100k(a: &Ascii, s: &[u8], i: usize) -> usize {
     punct_or_space(a, s, i, c0, |b| matches!(b, b'\r' | b'\n'))
 }
 
-/// Call `f` on every piece of `text` under the splitter `next`.
+/// Call `f(start, end)` on the byte range of every piece of `text` under the splitter `next`.
 #[inline]
 pub(super) fn for_each_piece(
     text: &str,
     next: impl Fn(&Ascii, &[u8], usize) -> usize,
-    mut f: impl FnMut(&[u8]),
+    mut f: impl FnMut(usize, usize),
 ) {
     let a = super::classes::ascii();
     let s = text.as_bytes();
@@ -205,7 +252,7 @@ pub(super) fn for_each_piece(
     while i < s.len() {
         let end = next(a, s, i);
         debug_assert!(end > i && text.is_char_boundary(end));
-        f(&s[i..end]);
+        f(i, end);
         i = end;
     }
 }
