@@ -59,11 +59,13 @@ impl Encoding {
     }
 }
 
-// PROVISIONAL, not yet benchmarked: derived from the measured one-core per-text costs on chat
-// turns (~310 µs exact, ~23 µs estimate per turn of ~60-2000 tokens; benches/bench_tokens.py) and
-// an assumed ~20-40 µs pool wake-up. Replace with a threshold sweep before relying on it.
+// Swept on 10k-turn chat (/tmp sweep, batches of 8..2048 turns, REMEM_NUM_THREADS=1 vs 2, release):
+// one-core cost is ~5-15 µs per turn for both kernels (exact with a warm piece cache), so a batch of
+// 64 turns takes ~0.5 ms, >10x a pool wake-up. On the shared 2-core box (load ~7) two threads
+// gained nothing at any size, so the sweep could not place the crossover; 64 is the size where
+// the sequential time first dwarfs the fork/join overhead. Re-sweep on an idle machine.
 const COUNT_PAR_THRESHOLD: usize = 64;
-const ESTIMATE_PAR_THRESHOLD: usize = 1024;
+const ESTIMATE_PAR_THRESHOLD: usize = 64;
 
 /// Exact token count of one text (ordinary text: special tokens are not recognised).
 pub fn count_one(text: &str, encoding: Encoding) -> i64 {
