@@ -3,8 +3,8 @@
 Ids: ``native`` (estimate_tokens), ``reference`` (the pure-Python estimator, one round),
 ``exact`` (count_tokens o200k_base, the baseline for ratios), ``exact-crate`` (the same count
 through the bpe-openai crate's regex pre-tokenizer: the pre-fast-path implementation) and
-``chars4`` (``len(text) // 4`` in plain Python, for context). Run with ``REMEM_NUM_THREADS=1`` in the environment for one-core
-figures (the pool size is read once, when the pool is first built).
+``chars4`` (``len(text) // 4`` in plain Python, for context). Run with ``REMEM_NUM_THREADS=1``
+in the environment for one-core figures (the pool size is read once, when the pool is built).
 """
 
 from __future__ import annotations
