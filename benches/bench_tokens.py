@@ -1,9 +1,10 @@
 """Token estimation vs exact counting over 10,000 generated chat turns.
 
 Ids: ``native`` (estimate_tokens), ``reference`` (the pure-Python estimator, one round),
-``exact`` (count_tokens o200k_base, the baseline for ratios) and ``chars4`` (``len(text) // 4`` in
-plain Python, for context). Run with ``REMEM_NUM_THREADS=1`` in the environment for one-core
-figures (the pool size is read once, when the pool is first built).
+``exact`` (count_tokens o200k_base, the baseline for ratios), ``exact-crate`` (the same count
+through the bpe-openai crate's regex pre-tokenizer: the pre-fast-path implementation) and
+``chars4`` (``len(text) // 4`` in plain Python, for context). Run with ``REMEM_NUM_THREADS=1``
+in the environment for one-core figures (the pool size is read once, when the pool is built).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from remem import _corpus
+from remem import _corpus, _native
 from remem.kernels.tokens import count_tokens, estimate_tokens
 from remem.reference import tokens as ref
 
@@ -38,6 +39,7 @@ IMPLS: dict[str, Callable[[list[str]], object]] = {
     "native": estimate_tokens,
     "reference": ref.estimate_tokens,
     "exact": count_tokens,
+    "exact-crate": _native._count_tokens_crate,
     "chars4": _chars4,
 }
 
@@ -54,7 +56,7 @@ def test_tokens_chat(benchmark: Any, impl: str) -> None:
     benchmark.extra_info["mb"] = MB
     benchmark.extra_info["tokens"] = TOKENS
     benchmark.extra_info["mae_vs_exact"] = _mae(result)
-    if impl == "exact":
+    if impl in ("exact", "exact-crate"):
         correct = result.tolist() == EXACT.tolist()
     elif impl in ("native", "reference"):
         correct = result.tolist() == ESTIMATE.tolist() and _mae(result) <= 0.05

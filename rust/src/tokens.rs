@@ -1,14 +1,19 @@
 //! Token estimation and exact counting over batches of strings.
 //!
-//! * [`count_tokens`] is exact for OpenAI's `o200k_base` and `cl100k_base`: it runs the
-//!   tiktoken-equivalent pre-tokenizer and byte-pair encoder of the `bpe-openai` crate, whose
-//!   vocabularies are compiled into the binary (no file or network access at run time).
+//! * [`count_tokens`] is exact for OpenAI's `o200k_base` and `cl100k_base`: a hand-written port of
+//!   the tiktoken pre-tokenizer regexes (`pretok`, over the regex crate's own Unicode tables)
+//!   feeds the byte-pair counter of the `bpe-openai` crate, whose vocabularies are compiled into
+//!   the binary (no file or network access at run time), through a cache of piece counts
+//!   (`exact`). [`count_one_crate`] is the crate's own regex-based path, kept as the test oracle.
 //! * [`estimate_tokens`] is a fast approximation of the `o200k_base` count: it splits the text the
 //!   way o200k's pre-tokenizer does (with a coarse, table-driven character classification) and
 //!   sums a calibrated cost per piece. The spec, and its measured error per kind of text, live in
 //!   `remem.reference.tokens`; `estimate` here must match that pure-Python twin exactly.
 
+mod classes;
 mod estimate;
+mod exact;
+mod pretok;
 mod tables;
 
 pub use estimate::estimate_one;
@@ -46,24 +51,55 @@ impl Encoding {
             Self::Cl100kBase => bpe_openai::cl100k_base(),
         }
     }
+
+    /// Build the vocabulary and the character tables now, not inside a parallel section.
+    fn warm(self) {
+        let _ = self.tokenizer();
+        classes::init();
+    }
 }
 
-// PROVISIONAL, not yet benchmarked: derived from the measured one-core per-text costs on chat
-// turns (~310 µs exact, ~23 µs estimate per turn of ~60-2000 tokens; benches/bench_tokens.py) and
-// an assumed ~20-40 µs pool wake-up. Replace with a threshold sweep before relying on it.
+// Swept on 10k-turn chat (/tmp sweep, batches of 8..2048 turns, REMEM_NUM_THREADS=1 vs 2, release):
+// one-core cost is ~5-15 µs per turn for both kernels (exact with a warm piece cache), so a batch of
+// 64 turns takes ~0.5 ms, >10x a pool wake-up. On the shared 2-core box (load ~7) two threads
+// gained nothing at any size, so the sweep could not place the crossover; 64 is the size where
+// the sequential time first dwarfs the fork/join overhead. Re-sweep on an idle machine.
 const COUNT_PAR_THRESHOLD: usize = 64;
-const ESTIMATE_PAR_THRESHOLD: usize = 1024;
+const ESTIMATE_PAR_THRESHOLD: usize = 64;
 
 /// Exact token count of one text (ordinary text: special tokens are not recognised).
 pub fn count_one(text: &str, encoding: Encoding) -> i64 {
-    let count = encoding.tokenizer().count(text);
-    i64::try_from(count).unwrap_or(i64::MAX)
+    encoding.warm();
+    i64::try_from(exact::count(text, encoding)).unwrap_or(i64::MAX)
+}
+
+/// [`count_one`] through the `bpe-openai` crate's own regex pre-tokenizer: the oracle of the tests.
+pub fn count_one_crate(text: &str, encoding: Encoding) -> i64 {
+    i64::try_from(encoding.tokenizer().count(text)).unwrap_or(i64::MAX)
+}
+
+/// The pre-tokenizer pieces of `text`: the hand-written splitter's, or (`oracle`) the crate's.
+pub fn pieces(text: &str, encoding: Encoding, oracle: bool) -> Vec<String> {
+    if oracle {
+        encoding
+            .tokenizer()
+            .split(text)
+            .map(str::to_owned)
+            .collect()
+    } else {
+        classes::init();
+        exact::pieces(text, encoding)
+    }
+}
+
+fn count_warmed(text: &str, encoding: Encoding) -> i64 {
+    i64::try_from(exact::count(text, encoding)).unwrap_or(i64::MAX)
 }
 
 /// Exact token counts of every text, in order.
 pub fn count_tokens<S: AsRef<str> + Sync>(texts: &[S], encoding: Encoding) -> Vec<i64> {
     // Build the tokenizer (decompressing its vocabulary) once, outside the parallel section.
-    let _ = encoding.tokenizer();
+    encoding.warm();
     parallel::run(
         texts.len(),
         COUNT_PAR_THRESHOLD,
@@ -71,13 +107,13 @@ pub fn count_tokens<S: AsRef<str> + Sync>(texts: &[S], encoding: Encoding) -> Ve
             texts
                 .par_iter()
                 .with_min_len(8)
-                .map(|t| count_one(t.as_ref(), encoding))
+                .map(|t| count_warmed(t.as_ref(), encoding))
                 .collect()
         },
         || {
             texts
                 .iter()
-                .map(|t| count_one(t.as_ref(), encoding))
+                .map(|t| count_warmed(t.as_ref(), encoding))
                 .collect()
         },
     )
@@ -141,6 +177,36 @@ mod tests {
                 let ids = tok.encode(text);
                 assert_eq!(tok.decode(&ids).as_deref(), Some(text));
                 assert_eq!(ids.len(), tok.count(text));
+            }
+        }
+    }
+
+    /// Deterministic fuzz: the hand-written splitter gives the crate regex's pieces exactly.
+    #[test]
+    fn splitter_matches_crate_regex() {
+        let alphabet: Vec<char> = "aZ zA'sS'LLre'Ve'dM\u{17F}\r\n\t \u{3000}\u{a0}\u{85}0123\u{663}Ⅻ½\
+            \u{301}\u{300}\u{94d}ǅʰ中ひ한éÉßΣσДд!?.,/\\-_(){}#@🎉👍🏽\u{200d}\u{fe0f}\u{1F1FA}\u{1F1F8}ا\u{64b}"
+            .chars()
+            .collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 14) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                assert_eq!(
+                    pieces(&text, enc, false),
+                    pieces(&text, enc, true),
+                    "{enc:?} {text:?}"
+                );
+                assert_eq!(count_one(&text, enc), count_one_crate(&text, enc));
             }
         }
     }

@@ -88,28 +88,45 @@ def _whitespace(text: str, i: int) -> int:
     return w - 1  # \s+(?!\S) leaves the last space to the next piece
 
 
-def _o200k_word(text: str, s: int, n: int) -> int | None:
-    if s >= n:
-        return None
+def _upper_lower(text: str, s: int, n: int) -> int | None:
+    """``[U]*[W]+`` at ``s`` (U upper-ish, W lower-ish), with the regex's backtracking."""
     j = _run(text, s, _is_upperish)
     if j < n and _is_lowerish(text[j]):
-        end: int | None = _run(text, j, _is_lowerish)
-    else:  # U*L+ backtracks to its last char that is both upper- and lower-ish
-        end = next((u + 1 for u in range(j - 1, s - 1, -1) if _is_lowerish(text[u])), None)
-    if end is None and j > s:  # U+L*
-        end = _run(text, j, _is_lowerish)
-    return end
+        return _run(text, j, _is_lowerish)
+    # U*W+ backtracks to the last char of the U run that is also lower-ish (Lm, Lo or a mark).
+    return next((u + 1 for u in range(j - 1, s - 1, -1) if _is_lowerish(text[u])), None)
+
+
+def _upper_then_lower(text: str, s: int, n: int) -> int | None:
+    """``[U]+[W]*`` at ``s``."""
+    if s >= n or not _is_upperish(text[s]):
+        return None
+    return _run(text, _run(text, s, _is_upperish), _is_lowerish)
+
+
+def _o200k_word(text: str, i: int, n: int) -> int | None:
+    """The two word alternatives in the regex's order: each tries its optional prefix first.
+
+    The order matters only when ``text[i]`` is a combining mark (a prefix char that is also U
+    and W): ``"\u0301AB"`` splits as ``["\u0301", "AB"]``.
+    """
+    pre = _is_prefix(text[i])
+    for alt in (_upper_lower, _upper_then_lower):
+        if pre:
+            end = alt(text, i + 1, n)
+            if end is not None:
+                return end
+        end = alt(text, i, n)
+        if end is not None:
+            return end
+    return None
 
 
 def split_o200k(text: str) -> list[str]:
     """Pieces of o200k_base's pre-tokenizer."""
     n, i, out = len(text), 0, []
     while i < n:
-        end = None
-        if _is_prefix(text[i]):
-            end = _o200k_word(text, i + 1, n)
-        if end is None:
-            end = _o200k_word(text, i, n)
+        end = _o200k_word(text, i, n)
         if end is not None:
             end += _contraction(text, end)
         elif _is_n(text[i]):

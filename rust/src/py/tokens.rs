@@ -111,10 +111,45 @@ fn count_tokens_one(py: Python<'_>, text: &Bound<'_, PyAny>, encoding: &str) -> 
     detach(py, move || Ok(tokens::count_one(&owned, enc)))
 }
 
+/// Test oracle: `count_tokens` through the `bpe-openai` crate's own regex pre-tokenizer.
+#[pyfunction]
+#[pyo3(signature = (texts, encoding = "o200k_base"))]
+fn _count_tokens_crate<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    encoding: &str,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let enc = Encoding::parse(encoding).map_err(|e| to_pyerr(py, e))?;
+    let owned = owned_texts(texts)?;
+    let out = detach(py, move || {
+        Ok(owned
+            .iter()
+            .map(|t| tokens::count_one_crate(t, enc))
+            .collect::<Vec<i64>>())
+    })?;
+    Ok(PyArray1::from_vec(py, out))
+}
+
+/// Test hook: the pre-tokenizer pieces of `text` (the crate's regex split when `oracle`).
+#[pyfunction]
+#[pyo3(signature = (text, encoding = "o200k_base", oracle = false))]
+fn _pretokenize(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    encoding: &str,
+    oracle: bool,
+) -> PyResult<Vec<String>> {
+    let enc = Encoding::parse(encoding).map_err(|e| to_pyerr(py, e))?;
+    let owned = owned_text(text, 0)?;
+    detach(py, move || Ok(tokens::pieces(&owned, enc, oracle)))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_tokens_one, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens_one, m)?)?;
+    m.add_function(wrap_pyfunction!(_count_tokens_crate, m)?)?;
+    m.add_function(wrap_pyfunction!(_pretokenize, m)?)?;
     Ok(())
 }
