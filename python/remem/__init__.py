@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from remem import errors, kernels
 from remem._native import __version__
+from remem.controller import MemoryController
 from remem.models import TranscriptEntry, TranscriptSession
+from remem.runtime import Runtime
 from remem.stores.simple import SimpleVectorStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 
 __all__ = [
+    "MemoryController",
+    "Runtime",
     "SQLiteTranscriptStore",
     "SimpleVectorStore",
     "TranscriptEntry",
