@@ -26,11 +26,23 @@ SPORTS = "tennis rowing chess climbing surfing fencing judo cycling".split()
 
 # (memory template, question templates...) — questions reword the memory.
 FACTS = (
-    ("{name} lives in {x} with her family", "Which city is {name}'s home?", "where does {name} live now"),
-    ("{name}'s favourite food is {x}", "what dish does {name} love eating", "{name} enjoys which meal most"),
+    (
+        "{name} lives in {x} with her family",
+        "Which city is {name}'s home?",
+        "where does {name} live now",
+    ),
+    (
+        "{name}'s favourite food is {x}",
+        "what dish does {name} love eating",
+        "{name} enjoys which meal most",
+    ),
     ("{name} has a pet {x} at home", "what animal does {name} keep", "which pet belongs to {name}"),
     ("{name} works as a {x}", "what is {name}'s job", "{name}'s profession?"),
-    ("{name} plays {x} every weekend", "which sport does {name} practise", "what does {name} do on weekends for exercise"),
+    (
+        "{name} plays {x} every weekend",
+        "which sport does {name} practise",
+        "what does {name} do on weekends for exercise",
+    ),
 )
 VALUES = (CITIES, FOODS, PETS, JOBS, SPORTS)
 
@@ -67,7 +79,9 @@ def build(seed: int = 7, people: int = 40) -> EvalSet:
     return EvalSet(memories, questions, turns)
 
 
-def mrr_and_recall(ranked: list[list[str]], items: list[EvalItem], at: int = 5) -> tuple[float, float]:
+def mrr_and_recall(
+    ranked: list[list[str]], items: list[EvalItem], at: int = 5
+) -> tuple[float, float]:
     rr = 0.0
     hit = 0
     for ids, item in zip(ranked, items, strict=True):

@@ -126,7 +126,9 @@ async def test_recall_many_equals_recall(make_stack: Factory) -> None:
         assert [(h.record.id, h.score) for h in batch] == [(h.record.id, h.score) for h in single]
     vecs = np.stack([await s.collections.embeddings.embed_query(q) for q in queries])
     with_vectors = await s.controller.recall_many(queries, vectors=vecs, k=3)
-    assert [[h.record.id for h in r] for r in with_vectors] == [[h.record.id for h in r] for r in many]
+    assert [[h.record.id for h in r] for r in with_vectors] == [
+        [h.record.id for h in r] for r in many
+    ]
 
 
 async def test_injected_clock_drives_recency(make_stack: Factory) -> None:
@@ -167,4 +169,3 @@ async def test_bad_input_is_typed_and_changes_nothing(make_stack: Factory) -> No
     assert await s.collections.count(MemoryStage.SHORT_TERM) == before
     assert await s.episodic.search("x first memory nul lone", limit=10) != []  # only the first
     assert len(await s.episodic.search("x nul lone byte", limit=10)) == 0
-
