@@ -13,16 +13,88 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-FIRST = (
-    "Ana Maria Joao Pedro Lucia Tomas Ines Rui Carla Bruno Sofia Marta Hugo Diana Nuno Rita "
-    "Paulo Vera Luis Clara Andre Joana Filipe Beatriz Miguel Teresa Ricardo Helena Jorge Sara "
-    "Vasco Laura Duarte Alice Goncalo Eva Tiago Ester Raquel Simao"
-).split()
-CITIES = "Lisbon Porto Madrid Paris Berlin Rome Vienna Prague Dublin Oslo Tokyo Lima".split()
-FOODS = "sushi lasagna ramen paella tacos curry risotto falafel pierogi goulash".split()
-PETS = "cat dog parrot hamster tortoise rabbit ferret goldfish".split()
-JOBS = "nurse architect teacher pilot chef lawyer plumber dentist baker engineer".split()
-SPORTS = "tennis rowing chess climbing surfing fencing judo cycling".split()
+FIRST = [
+    "Ana",
+    "Maria",
+    "Joao",
+    "Pedro",
+    "Lucia",
+    "Tomas",
+    "Ines",
+    "Rui",
+    "Carla",
+    "Bruno",
+    "Sofia",
+    "Marta",
+    "Hugo",
+    "Diana",
+    "Nuno",
+    "Rita",
+    "Paulo",
+    "Vera",
+    "Luis",
+    "Clara",
+    "Andre",
+    "Joana",
+    "Filipe",
+    "Beatriz",
+    "Miguel",
+    "Teresa",
+    "Ricardo",
+    "Helena",
+    "Jorge",
+    "Sara",
+    "Vasco",
+    "Laura",
+    "Duarte",
+    "Alice",
+    "Goncalo",
+    "Eva",
+    "Tiago",
+    "Ester",
+    "Raquel",
+    "Simao",
+]
+CITIES = [
+    "Lisbon",
+    "Porto",
+    "Madrid",
+    "Paris",
+    "Berlin",
+    "Rome",
+    "Vienna",
+    "Prague",
+    "Dublin",
+    "Oslo",
+    "Tokyo",
+    "Lima",
+]
+FOODS = [
+    "sushi",
+    "lasagna",
+    "ramen",
+    "paella",
+    "tacos",
+    "curry",
+    "risotto",
+    "falafel",
+    "pierogi",
+    "goulash",
+]
+PETS = ["cat", "dog", "parrot", "hamster", "tortoise", "rabbit", "ferret", "goldfish"]
+JOBS = [
+    "nurse",
+    "architect",
+    "teacher",
+    "pilot",
+    "chef",
+    "lawyer",
+    "plumber",
+    "dentist",
+    "baker",
+    "engineer",
+]
+SPORTS = ["tennis", "rowing", "chess", "climbing", "surfing", "fencing", "judo", "cycling"]
 
 # (memory template, question templates...) — questions reword the memory.
 FACTS = (

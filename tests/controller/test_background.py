@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from remem.controller import ControllerConfig, ExtractedMemory, ExtractionConfig, ExtractionResult
 from remem.controller.extraction import ExtractionContext
-from remem.errors import BackendError
+from remem.errors import BackendError, DuplicateIdError
 from remem.models import MemoryStage, TranscriptEntry
 from remem.stores.hnsw import HnswVectorStore
 from tests.controller.conftest import Factory, ListExtractor
@@ -104,7 +104,7 @@ async def test_remember_is_all_or_nothing(make_stack: Factory, tmp_path: Path) -
 async def test_episodic_failure_compensates_record_and_vector(make_stack: Factory) -> None:
     s = await make_stack()
     await s.episodic.add_note("m1", "something else", created_at=s.clock.now())
-    with pytest.raises(Exception):  # DuplicateIdError from the episodic store
+    with pytest.raises(DuplicateIdError):
         await s.controller.remember("Ana lives in Lisbon", memory_id="m1")
     assert await s.records.count() == 0
     assert await s.collections.count(MemoryStage.SHORT_TERM) == 0

@@ -33,7 +33,8 @@ async def test_bare_remember_then_recall_round_trip(make_stack: Factory) -> None
     assert set(top.sources) == {"vector", "fulltext"}  # fused under one key
     for name in ("vector", "fulltext", "fusion", "recency", "usage", "inclusion"):
         assert name in top.signals, name
-    assert "rrf" in top.explanation and "recency" in top.explanation
+    assert "rrf" in top.explanation
+    assert "recency" in top.explanation
     assert top.score == pytest.approx(
         top.signals["fusion"] * top.signals["recency"] * top.signals["usage"]
     )
@@ -61,7 +62,8 @@ async def test_turns_and_graph_are_synthetic_results(make_stack: Factory) -> Non
     assert t.record.text == "user: My sister Maria visits soon\nassistant: How nice!"
     assert t.record.session_id == "s1"
     extracted = [h for h in hits if h.record.provenance.source_type == "extraction"]
-    assert extracted and extracted[0].record.provenance.parent_ids == (turn.id,)
+    assert extracted
+    assert extracted[0].record.provenance.parent_ids == (turn.id,)
     assert extracted[0].record.entity_ids  # linked to Ana
 
 
@@ -71,7 +73,8 @@ async def test_superseded_never_recalled_but_kept(make_stack: Factory) -> None:
     new = await s.controller.remember("Ana lives in Lisbon now")
     await s.controller.supersede(old.id, new.id)
     ids = [h.record.id for h in await s.controller.recall("where does Ana live", k=10)]
-    assert new.id in ids and old.id not in ids
+    assert new.id in ids
+    assert old.id not in ids
     (kept,) = await s.records.get([old.id])
     assert kept.superseded_by == new.id
     assert await s.collections.count(MemoryStage.SHORT_TERM) == 1

@@ -224,7 +224,7 @@ class MemoryController:
             raise InvalidArgumentError(
                 "a turn needs a user or an assistant message; both are empty"
             )
-        meta = check_metadata(metadata)
+        meta: dict[str, object] = dict(check_metadata(metadata))
         lock = self._session_locks.setdefault(session_id, asyncio.Lock())
         async with lock:
             last = await self._last_turn(session_id)
@@ -365,7 +365,7 @@ class MemoryController:
         decayed; deleted and superseded memories are never returned. ``filters`` is a where
         filter on kind/namespace/stage/session_id. ``vector`` is a precomputed query embedding.
         """
-        vectors = None if vector is None else [vector]
+        vectors = None if vector is None else np.asarray([vector], dtype=np.float32)
         results = await self.recall_many(
             [query],
             vectors=vectors,

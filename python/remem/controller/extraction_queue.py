@@ -54,7 +54,8 @@ class ExtractionQueue:
     def pending_turns(self) -> int:
         """Turns not yet extracted: in open windows, queued, or being extracted now."""
         windows = sum(len(w) for w in self._windows.values())
-        queued = sum(len(b.entries) for b in list(self._queue._queue))  # type: ignore[attr-defined]
+        waiting: list[ExtractionBatch] = list(self._queue._queue)  # type: ignore[attr-defined]
+        queued = sum(len(b.entries) for b in waiting)
         running = len(self._current.entries) if self._current is not None else 0
         return windows + queued + running
 

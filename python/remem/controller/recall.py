@@ -134,7 +134,7 @@ class RecallPipeline:
             )
 
         per_query = [self._text_and_graph(q, depth, options, now) for q in queries]
-        vec, *others = await asyncio.gather(vector_hits(), *per_query)
+        vec, others = await asyncio.gather(vector_hits(), asyncio.gather(*per_query))
         texts = [o[0] for o in others]
         graphs = [o[1] for o in others]
         wanted = {m.id for ms in vec for m in ms}

@@ -109,7 +109,7 @@ class MemoryWriter:
                 created_at=now,
             ),
             provenance=provenance,
-            metadata=check_metadata(metadata),
+            metadata=dict(check_metadata(metadata)),
         )
         if vector is None:
             vectors = await self.embeddings.embed_documents([text])
