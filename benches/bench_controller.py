@@ -37,11 +37,34 @@ from remem import Runtime
 from remem.models import MemoryLifecycleMetadata, MemoryRecord, MemoryStage
 
 SIZES = [10_000] + ([100_000] if os.environ.get("REMEM_BENCH_LARGE") == "1" else [])
-WORDS = (
-    "garden river coffee piano hiking Lisbon Porto tennis sushi violin library museum bicycle "
-    "kitchen sister brother project deadline meeting holiday winter summer novel recipe train"
-).split()
-NAMES = "Ana Maria Joao Pedro Lucia Tomas Ines Rui Carla Bruno".split()
+WORDS = [
+    "garden",
+    "river",
+    "coffee",
+    "piano",
+    "hiking",
+    "Lisbon",
+    "Porto",
+    "tennis",
+    "sushi",
+    "violin",
+    "library",
+    "museum",
+    "bicycle",
+    "kitchen",
+    "sister",
+    "brother",
+    "project",
+    "deadline",
+    "meeting",
+    "holiday",
+    "winter",
+    "summer",
+    "novel",
+    "recipe",
+    "train",
+]
+NAMES = ["Ana", "Maria", "Joao", "Pedro", "Lucia", "Tomas", "Ines", "Rui", "Carla", "Bruno"]
 
 
 def _text(rng: random.Random, i: int) -> str:
