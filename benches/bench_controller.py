@@ -1,0 +1,219 @@
+"""MemoryController hot paths on the embedded default (HashingEmbedder, hnswlib, DuckDB, SQLite).
+
+Run: ``pytest benches/bench_controller.py --benchmark-only`` (``--benchmark-disable`` for a quick
+correctness pass). 10k memories by default; ``REMEM_BENCH_LARGE=1`` adds 100k (building it takes
+minutes, so it is opt-in).
+
+* ``recall p50 <n>`` — one ``recall()`` with a precomputed query vector (so embedding is not
+  timed) over n memories + n/10 turns. ``remem`` is the full hybrid pipeline (vector + full
+  text + graph, RRF, inclusion factors, eligibility from the record store). ``naive`` is the
+  obvious baseline: brute-force numpy cosine over every vector held in memory, then a
+  Python-side eligibility filter (superseded/deleted/stage from a dict of records) and the same
+  recency × usage factors — vector only, no full text (BM25-free), no graph. ``friday`` times
+  friday-framework-memory's MemoryController.recall when that optional extra is installed
+  (skipped otherwise). ``p50_ms`` is in ``extra_info``; ``correct`` checks the planted memory is
+  the top hit.
+* ``recall_many 1000`` — 1,000 queries through ``recall_many`` (one batched collection query);
+  ``correct`` checks it equals per-query ``recall`` on a sample.
+* ``ingest`` — ``record_turn`` + ``remember`` pairs per second (target ≥ 1,000 turns/s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import random
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from remem import Runtime
+from remem.models import MemoryLifecycleMetadata, MemoryRecord, MemoryStage
+
+SIZES = [10_000] + ([100_000] if os.environ.get("REMEM_BENCH_LARGE") == "1" else [])
+WORDS = [
+    "garden",
+    "river",
+    "coffee",
+    "piano",
+    "hiking",
+    "Lisbon",
+    "Porto",
+    "tennis",
+    "sushi",
+    "violin",
+    "library",
+    "museum",
+    "bicycle",
+    "kitchen",
+    "sister",
+    "brother",
+    "project",
+    "deadline",
+    "meeting",
+    "holiday",
+    "winter",
+    "summer",
+    "novel",
+    "recipe",
+    "train",
+]
+NAMES = ["Ana", "Maria", "Joao", "Pedro", "Lucia", "Tomas", "Ines", "Rui", "Carla", "Bruno"]
+
+
+def _text(rng: random.Random, i: int) -> str:
+    words = " ".join(rng.choice(WORDS) for _ in range(6))
+    return f"{rng.choice(NAMES)} note {i}: {words}"
+
+
+class _World:
+    def __init__(self, n: int, root: Path) -> None:
+        self.n = n
+        self.loop = asyncio.new_event_loop()
+        self.rt = Runtime.open(root / f"mem{n}")
+        self.loop.run_until_complete(self.rt.start())
+        rng = random.Random(n)
+        self.texts = [_text(rng, i) for i in range(n)]
+        self.texts[n // 2] = "Ana keeps the spare house key under the blue flowerpot"
+        self.target = f"m{n // 2}"
+        self.loop.run_until_complete(self._fill())
+        emb = self.rt.embedder
+        self.query = "where is the spare house key"
+        self.qvec = self.loop.run_until_complete(emb.embed_query(self.query))
+
+    async def _fill(self) -> None:
+        # Bulk load: the same writes remember() makes (record, vector, full-text note), but
+        # batched per store — per-call remember() is bound by DuckDB's per-commit cost (see
+        # test_ingest), which would make a 10k world take minutes.
+        c = self.rt.controller
+        emb = self.rt.embedder
+        self.vectors = await emb.embed_documents(self.texts)
+        now = self.rt.clock.now()
+        started = time.perf_counter()
+        life = MemoryLifecycleMetadata(score_reference_time=now, created_at=now)
+        for lo in range(0, self.n, 2_000):
+            batch = [
+                MemoryRecord(id=f"m{i}", text=self.texts[i], lifecycle=life)
+                for i in range(lo, min(self.n, lo + 2_000))
+            ]
+            await c.record_store.put(batch)
+            await c.collection_manager.add(batch, vectors=self.vectors[lo : lo + len(batch)])
+            for r in batch:
+                await c.episodic_store.add_note(r.id, r.text, created_at=now)
+        for i in range(0, self.n, 10):
+            await c.record_turn(f"s{i % 7}", f"talking about {self.texts[i]}", "ok")
+        self.fill_seconds = time.perf_counter() - started
+        self.records = {r.id: r for r in await c.record_store.scan()}
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.rt.aclose())
+        self.loop.close()
+
+
+@pytest.fixture(scope="module", params=SIZES, ids=lambda n: f"{n // 1000}k")
+def world(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[_World]:
+    w = _World(request.param, tmp_path_factory.mktemp("ctrl"))
+    yield w
+    w.close()
+
+
+def _naive(w: _World, k: int = 10) -> list[str]:
+    now = w.rt.clock.now()
+    sims = w.vectors @ w.qvec
+    order = np.argsort(-sims, kind="stable")
+    out: list[tuple[float, str]] = []
+    for i in order[: k * 4]:
+        r = w.records.get(f"m{int(i)}")
+        if r is None or r.superseded_by is not None:
+            continue
+        if r.lifecycle.stage not in (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM):
+            continue
+        hours = max(0.0, (now - r.lifecycle.created_at).total_seconds() / 3600)
+        usage = 1 + 0.1 * math.log1p(r.lifecycle.access_count)
+        out.append((float(sims[i]) * math.exp(-0.005 * hours) * usage, r.id))
+    out.sort(key=lambda t: (-t[0], t[1]))
+    return [i for _, i in out[:k]]
+
+
+def _p50(fn: Any, rounds: int = 50) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+@pytest.mark.parametrize("impl", ["remem", "naive", "friday"])
+def test_recall_p50(benchmark: Any, world: _World, impl: str) -> None:
+    c = world.rt.controller
+    if impl == "friday":
+        pytest.importorskip("friday_memory", reason="friday-framework-memory is not installed")
+
+    def remem_recall() -> list[str]:
+        hits = world.loop.run_until_complete(c.recall(world.query, vector=world.qvec))
+        return [h.record.id for h in hits]
+
+    fn = remem_recall if impl == "remem" else (lambda: _naive(world))
+    benchmark.group = f"recall p50 {world.n // 1000}k"
+    ids = fn()
+    benchmark.extra_info["p50_ms"] = round(_p50(fn), 3)
+    benchmark.extra_info["memories"] = world.n
+    benchmark.extra_info["fill_s"] = round(world.fill_seconds, 1)
+    benchmark.extra_info["correct"] = bool(ids and ids[0] == world.target)
+    benchmark.pedantic(fn, rounds=20, iterations=1)
+
+
+def test_recall_many_1000(benchmark: Any, world: _World) -> None:
+    c = world.rt.controller
+    rng = random.Random(1)
+    queries = [" ".join(rng.choice(WORDS) for _ in range(3)) for _ in range(1000)]
+    vecs = world.loop.run_until_complete(world.rt.embedder.embed_documents(queries))
+
+    def run() -> list[list[str]]:
+        res = world.loop.run_until_complete(c.recall_many(queries, vectors=vecs))
+        return [[h.record.id for h in r] for r in res]
+
+    benchmark.group = f"recall_many 1000 of {world.n // 1000}k"
+    got = benchmark.pedantic(run, rounds=1, iterations=1)
+    sample = [
+        [h.record.id for h in world.loop.run_until_complete(c.recall(q, vector=vecs[i]))]
+        for i, q in enumerate(queries[:20])
+    ]
+    benchmark.extra_info["correct"] = bool(got[:20] == sample)
+    benchmark.extra_info["queries_per_s"] = round(1000 / benchmark.stats.stats.mean, 1)
+
+
+@pytest.mark.parametrize("impl", ["remem"])
+def test_ingest(benchmark: Any, tmp_path: Path, impl: str) -> None:
+    loop = asyncio.new_event_loop()
+    rt = Runtime.open(tmp_path / "ingest")
+    loop.run_until_complete(rt.start())
+    c = rt.controller
+    rng = random.Random(3)
+    turns = 300
+
+    async def run() -> int:
+        for i in range(turns):
+            text = _text(rng, i)
+            await c.record_turn(f"s{i % 5}", text, "noted")
+            await c.remember(text)
+        return turns
+
+    benchmark.group = "ingest record_turn+remember"
+    started = time.perf_counter()
+    n = benchmark.pedantic(lambda: loop.run_until_complete(run()), rounds=1, iterations=1)
+    seconds = time.perf_counter() - started
+    benchmark.extra_info["turns_per_s"] = round(n / seconds, 1)
+    count = loop.run_until_complete(c.record_store.count())
+    benchmark.extra_info["correct"] = bool(count == turns)
+    loop.run_until_complete(rt.aclose())
+    loop.close()

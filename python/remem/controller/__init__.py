@@ -1,0 +1,42 @@
+"""The memory controller: record turns, remember, forget, supersede, and hybrid recall."""
+
+from __future__ import annotations
+
+from remem.controller.config import (
+    ControllerConfig,
+    ExtractionConfig,
+    FusionConfig,
+    PrimingConfig,
+)
+from remem.controller.controller import MemoryController, Telemetry
+from remem.controller.extraction import (
+    ExtractedEntity,
+    ExtractedMemory,
+    ExtractedRelationship,
+    ExtractionContext,
+    ExtractionResult,
+    Extractor,
+)
+from remem.controller.failures import BackgroundFailure
+from remem.controller.fusion import RankedList, reciprocal_rank_fusion, weighted_score_fusion
+from remem.controller.reinforcement import decay_rescore
+
+__all__ = [
+    "BackgroundFailure",
+    "ControllerConfig",
+    "ExtractedEntity",
+    "ExtractedMemory",
+    "ExtractedRelationship",
+    "ExtractionConfig",
+    "ExtractionContext",
+    "ExtractionResult",
+    "Extractor",
+    "FusionConfig",
+    "MemoryController",
+    "PrimingConfig",
+    "RankedList",
+    "Telemetry",
+    "decay_rescore",
+    "reciprocal_rank_fusion",
+    "weighted_score_fusion",
+]

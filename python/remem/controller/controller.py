@@ -1,0 +1,477 @@
+"""MemoryController: turns in, memories in, ranked memories out.
+
+    controller = MemoryController(vectors, graph, episodic, collections, record_store=records)
+    await controller.record_turn("s1", "I moved to Lisbon", "Noted!")
+    memory = await controller.remember("Ana lives in Lisbon")
+    for hit in await controller.recall("where does Ana live?"):
+        print(hit.score, hit.record.text, hit.explanation)
+
+Deviation from the Friday signature: memories need a record store (the source of truth for
+lifecycle and supersession; the vector and full-text indexes are derived from it), which the
+seed's list omits, so ``record_store`` is a required keyword argument.
+:class:`remem.Runtime` wires every store.
+
+The controller does not own the stores: ``aclose()`` drains extraction and flushes access counts;
+whoever opened the stores closes them (the Runtime does, in reverse order). Every
+time-dependent step reads the injected ``clock`` — tests advance a ManualClock, never sleep.
+
+Recall: :mod:`remem.controller.recall`; fusion: :mod:`remem.controller.fusion`; writes:
+:mod:`remem.controller.writes`; extraction: :mod:`remem.controller.extraction_queue`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Protocol, Self
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.controller.config import ControllerConfig, PrimingConfig
+from remem.controller.extraction import ExtractionContext, Extractor
+from remem.controller.extraction_apply import apply_extraction
+from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
+from remem.controller.failures import BackgroundFailure, FailureLog
+from remem.controller.recall import USER_CHARS_KEY, RecallOptions, RecallPipeline
+from remem.controller.writes import MemoryWriter, check_query_vectors
+from remem.errors import ConfigError, InvalidArgumentError, NotFoundError, StoreClosedError
+from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
+from remem.models import (
+    Clock,
+    MemoryKind,
+    MemoryRecord,
+    MemoryStage,
+    ProvenanceMetadata,
+    ScoredMemory,
+    SystemClock,
+    TranscriptEntry,
+    TranscriptSession,
+    check_metadata,
+    check_text,
+)
+from remem.staging import CollectionManager
+from remem.stores.episodic import EpisodicStore
+from remem.stores.filters import parse_where
+from remem.stores.graph import GraphStore
+from remem.stores.records import RecordStore
+from remem.stores.transcript import TranscriptStore
+from remem.stores.vector import VectorStore, Where
+
+DEFAULT_STAGES: tuple[MemoryStage, ...] = (
+    MemoryStage.SHORT_TERM,
+    MemoryStage.LONG_TERM,
+    MemoryStage.EPISODIC,
+)
+
+
+class Telemetry(Protocol):
+    """Receives one event per controller operation (name, wall seconds, a few counts)."""
+
+    def record(self, operation: str, seconds: float, **fields: object) -> None: ...
+
+
+class MemoryController:
+    """The memory engine's front door (see the module docstring)."""
+
+    def __init__(
+        self,
+        vector_store: VectorStore,
+        graph_store: GraphStore,
+        episodic_store: EpisodicStore,
+        collection_manager: CollectionManager,
+        *,
+        record_store: RecordStore,
+        telemetry: Telemetry | None = None,
+        priming: PrimingConfig | None = None,
+        access_tracker: AccessTracker | None = None,
+        graph_scorer: GraphScorer | None = None,
+        transcript_store: TranscriptStore | None = None,
+        entity_resolver: EntityResolver | None = None,
+        extractor: Extractor | None = None,
+        config: ControllerConfig | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if collection_manager.vector_store is not vector_store:
+            raise ConfigError(
+                "collection_manager was built on another vector store; pass the same one"
+            )
+        self.vector_store = vector_store
+        self.graph_store = graph_store
+        self.episodic_store = episodic_store
+        self.collection_manager = collection_manager
+        self.record_store = record_store
+        self.transcript_store = transcript_store
+        self.telemetry = telemetry
+        self.priming = priming if priming is not None else PrimingConfig()
+        self.access_tracker = access_tracker
+        self.graph_scorer = graph_scorer
+        self.config = config if config is not None else ControllerConfig()
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.resolver = entity_resolver or EntityResolver(graph_store, clock=self.clock)
+        self.extractor = extractor
+        self._failures = FailureLog()
+        self._writer = MemoryWriter(
+            record_store=record_store,
+            episodic_store=episodic_store,
+            collection_manager=collection_manager,
+            resolver=self.resolver,
+            failures=self._failures,
+            now=self.clock.now,
+        )
+        self._recall = RecallPipeline(
+            record_store=record_store,
+            episodic_store=episodic_store,
+            collection_manager=collection_manager,
+            matcher=QueryEntityMatcher(self.resolver) if graph_scorer is not None else None,
+            graph_scorer=graph_scorer,
+            config=self.config,
+        )
+        self._extraction: ExtractionQueue | None = None
+        if extractor is not None:
+            cfg = self.config.extraction
+            self._extraction = ExtractionQueue(
+                self._apply_extraction,
+                self._extraction_failed,
+                interval=cfg.interval,
+                size=cfg.queue_size,
+            )
+        self._turns: dict[str, int] = {}
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        self._closed = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Drain extraction (see extraction_queue), flush access counts; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._extraction is not None:
+            await self._extraction.aclose(self.config.extraction.drain_timeout)
+        if self.access_tracker is not None:
+            # A failed final flush is already in the tracker's failures(), shown by failures().
+            with contextlib.suppress(Exception):
+                await self.access_tracker.aclose()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError("this MemoryController is closed; open a new one")
+
+    def failures(self) -> list[BackgroundFailure]:
+        """Every recorded background failure, oldest first: extraction batches (with their turn
+        ids), compensations, vector clean-ups, episodic indexing and access-count flushes."""
+        out = self._failures.items()
+        if self.access_tracker is not None:
+            out += [
+                BackgroundFailure("access_flush", f.at, (f.target,), f.error)
+                for f in self.access_tracker.failures()
+            ]
+        return sorted(out, key=lambda f: f.at)
+
+    def _emit(self, operation: str, started: float, **fields: object) -> None:
+        if self.telemetry is not None:
+            self.telemetry.record(operation, time.perf_counter() - started, **fields)
+
+    # -- turns ----------------------------------------------------------------------------------
+
+    async def record_turn(
+        self,
+        session_id: str,
+        user_message: str = "",
+        assistant_message: str = "",
+        *,
+        turn_number: int | None = None,
+        entry_id: str | None = None,
+        created_at: datetime | None = None,
+        metadata: Mapping[str, object] | None = None,
+    ) -> TranscriptEntry:
+        """Write a turn to the transcript (creating the session if new) and the episodic index;
+        schedule extraction every ``extraction.interval`` turns of the session.
+
+        ``turn_number`` defaults to the session's last + 1. The turn is durable once the
+        transcript append returns; an episodic indexing failure is recorded and re-raised (the
+        turn stays in the transcript); extraction failures never reach the caller.
+        """
+        self._check_open()
+        started = time.perf_counter()
+        if not isinstance(session_id, str) or not session_id:
+            raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+        for name, value in (
+            ("user_message", user_message),
+            ("assistant_message", assistant_message),
+        ):
+            if not isinstance(value, str):
+                raise InvalidArgumentError(f"{name} must be a str, got {type(value).__name__}")
+            check_text(value, field=name)
+        if not (user_message.strip() or assistant_message.strip()):
+            raise InvalidArgumentError(
+                "a turn needs a user or an assistant message; both are empty"
+            )
+        meta: dict[str, object] = dict(check_metadata(metadata))
+        lock = self._session_locks.setdefault(session_id, asyncio.Lock())
+        async with lock:
+            last = await self._last_turn(session_id)
+            number = last + 1 if turn_number is None else turn_number
+            entry = TranscriptEntry(
+                id=entry_id if entry_id is not None else f"turn-{uuid.uuid4().hex}",
+                session_id=session_id,
+                turn_number=number,
+                user_message=user_message,
+                assistant_message=assistant_message,
+                created_at=created_at if created_at is not None else self.clock.now(),
+                metadata=meta,
+            )
+            if self.transcript_store is not None:
+                await self.transcript_store.append_entry(entry)
+            self._turns[session_id] = max(last, number)
+            indexed = entry.replace(metadata={**meta, USER_CHARS_KEY: len(user_message)})
+            try:
+                await self.episodic_store.index_turns([indexed])
+            except Exception as exc:
+                self._failures.add(
+                    BackgroundFailure("episodic_index", self.clock.now(), (entry.id,), exc)
+                )
+                raise
+        if self._extraction is not None:
+            await self._extraction.add(entry)
+        self._emit("record_turn", started, session_id=session_id)
+        return entry
+
+    async def _last_turn(self, session_id: str) -> int:
+        known = self._turns.get(session_id)
+        if known is not None:
+            return known
+        last = 0
+        if self.transcript_store is not None:
+            try:
+                entries = await self.transcript_store.get_entries(session_id)
+                last = max((e.turn_number for e in entries), default=0)
+            except NotFoundError:
+                await self.transcript_store.create_session(
+                    TranscriptSession(session_id=session_id, created_at=self.clock.now())
+                )
+        else:
+            days = await self.episodic_store.days(session_id)
+            last = max((e.turn_number for d in days.values() for e in d), default=0)
+        self._turns[session_id] = last
+        return last
+
+    # -- extraction -----------------------------------------------------------------------------
+
+    async def _apply_extraction(self, batch: ExtractionBatch) -> None:
+        assert self.extractor is not None
+        context = ExtractionContext(session_id=batch.session_id, now=self.clock.now())
+        result = await self.extractor.extract(batch.entries, context=context)
+        await apply_extraction(
+            result,
+            batch,
+            resolver=self.resolver,
+            graph_store=self.graph_store,
+            remember=self.remember,
+            now=context.now,
+        )
+
+    def _extraction_failed(self, batch: ExtractionBatch, exc: BaseException) -> None:
+        self._failures.add(BackgroundFailure("extraction", self.clock.now(), batch.turn_ids, exc))
+
+    async def flush_extraction(self) -> None:
+        """Extract every pending turn now (partial windows too) and wait for it."""
+        if self._extraction is not None:
+            await self._extraction.flush()
+
+    @property
+    def pending_extraction(self) -> int:
+        """Turns recorded but not yet extracted."""
+        return 0 if self._extraction is None else self._extraction.pending_turns
+
+    # -- memories -------------------------------------------------------------------------------
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        provenance: ProvenanceMetadata | None = None,
+        namespace: str = "default",
+        session_id: str | None = None,
+        metadata: Mapping[str, object] | None = None,
+        entities: Sequence[str] | None = None,
+        vector: NDArray[np.float32] | Sequence[float] | None = None,
+        memory_id: str | None = None,
+    ) -> MemoryRecord:
+        """Store a memory (short-term, base score 1.0, provenance source_type "user" by default):
+        record + vector (embedded once, or ``vector``) + full-text note, all or nothing.
+        ``entities`` are names resolved to graph entities and linked to the record."""
+        self._check_open()
+        started = time.perf_counter()
+        record = await self._writer.remember(
+            text,
+            kind=kind,
+            provenance=provenance,
+            namespace=namespace,
+            session_id=session_id,
+            metadata=metadata,
+            entities=entities,
+            vector=vector,
+            memory_id=memory_id,
+        )
+        self._emit("remember", started)
+        return record
+
+    async def forget(self, ids: Sequence[str]) -> int:
+        """Move memories to the deleted stage (never recalled again); return how many changed.
+        An unknown id raises NotFoundError and changes nothing."""
+        self._check_open()
+        return await self._writer.forget(ids)
+
+    async def supersede(self, old_id: str, new_id: str) -> None:
+        """Mark ``old_id`` as replaced by ``new_id``: kept in the record store, never recalled."""
+        self._check_open()
+        await self._writer.supersede(old_id, new_id)
+
+    # -- recall ---------------------------------------------------------------------------------
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        k: int = 10,
+        stages: Sequence[MemoryStage | str] | None = None,
+        filters: Where | None = None,
+        include_decayed: bool = False,
+        vector: NDArray[np.float32] | Sequence[float] | None = None,
+    ) -> list[ScoredMemory]:
+        """The ``k`` best memories for ``query``, best first, each with its signals explained.
+
+        ``stages`` defaults to short_term, long_term and episodic; ``include_decayed`` adds
+        decayed; deleted and superseded memories are never returned. ``filters`` is a where
+        filter on kind/namespace/stage/session_id. ``vector`` is a precomputed query embedding.
+        """
+        vectors = None if vector is None else np.asarray([vector], dtype=np.float32)
+        results = await self.recall_many(
+            [query],
+            vectors=vectors,
+            session_id=session_id,
+            k=k,
+            stages=stages,
+            filters=filters,
+            include_decayed=include_decayed,
+        )
+        return results[0]
+
+    async def recall_many(
+        self,
+        queries: Sequence[str],
+        *,
+        vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None = None,
+        session_id: str | None = None,
+        k: int = 10,
+        stages: Sequence[MemoryStage | str] | None = None,
+        filters: Where | None = None,
+        include_decayed: bool = False,
+    ) -> list[list[ScoredMemory]]:
+        """``recall`` for many queries: one embedding batch and ONE batched collection query
+        (native batched top-k); equal to calling ``recall`` per query."""
+        self._check_open()
+        started = time.perf_counter()
+        if isinstance(queries, str) or not isinstance(queries, Sequence):
+            raise InvalidArgumentError("recall_many takes a list of query strings")
+        for q in queries:
+            if not isinstance(q, str) or not q.strip():
+                raise InvalidArgumentError(f"each query must be a non-empty str, got {q!r}")
+            check_text(q, field="query")
+        options = self._options(k, stages, filters, include_decayed, session_id)
+        if not queries:
+            return []
+        dim = self.collection_manager.embeddings.dimension
+        if vectors is None:
+            batch = await self._embed_queries(queries)
+        else:
+            batch = check_query_vectors(vectors, len(queries), dim)
+        results = await self._recall.run(queries, batch, options, self.clock.now())
+        await self._note_access(results)
+        self._emit("recall", started, queries=len(queries), k=k)
+        return results
+
+    async def _embed_queries(self, queries: Sequence[str]) -> NDArray[np.float32]:
+        embedder = self.collection_manager.embeddings
+        batched = getattr(embedder, "embed_queries", None)
+        if callable(batched):
+            out = await batched(list(queries))
+            return np.ascontiguousarray(out, dtype=np.float32)
+        rows = [await embedder.embed_query(q) for q in queries]
+        return np.ascontiguousarray(np.stack(rows), dtype=np.float32)
+
+    def _options(
+        self,
+        k: int,
+        stages: Sequence[MemoryStage | str] | None,
+        filters: Where | None,
+        include_decayed: bool,
+        session_id: str | None,
+    ) -> RecallOptions:
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.max_k:
+            raise InvalidArgumentError(f"k must be an integer in 1..{self.config.max_k}, got {k!r}")
+        if session_id is not None and (not isinstance(session_id, str) or not session_id):
+            raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+        if isinstance(stages, str):
+            raise InvalidArgumentError("stages takes a list of stages, e.g. ['long_term']")
+        chosen: list[MemoryStage] = []
+        for s in DEFAULT_STAGES if stages is None else stages:
+            try:
+                stage = MemoryStage(s)
+            except ValueError:
+                raise InvalidArgumentError(
+                    f"stage {s!r} is unknown; use {', '.join(m.value for m in MemoryStage)}"
+                ) from None
+            if stage is MemoryStage.DELETED:
+                raise InvalidArgumentError("deleted memories are never recalled; drop 'deleted'")
+            chosen.append(stage)
+        if include_decayed:
+            chosen.append(MemoryStage.DECAYED)
+        unique = tuple(dict.fromkeys(chosen))
+        return RecallOptions(
+            k=k,
+            memory_stages=unique,
+            episodic=MemoryStage.EPISODIC in unique,
+            session_id=session_id,
+            where=filters,
+            where_node=parse_where(filters),
+        )
+
+    async def _note_access(self, results: Sequence[Sequence[ScoredMemory]]) -> None:
+        if self.access_tracker is None:
+            return
+        record_ids: list[str] = []
+        entity_ids: list[str] = []
+        for hits in results:
+            for hit in hits:
+                if hit.record.id.startswith("graph:") and hit.sources == ("graph",):
+                    entity_ids += list(hit.record.entity_ids)
+                elif hit.record.lifecycle.stage is not MemoryStage.EPISODIC:
+                    record_ids.append(hit.record.id)
+                    entity_ids += list(hit.record.entity_ids)
+        try:
+            await self.access_tracker.note(entity_ids=entity_ids, record_ids=record_ids)
+        except Exception as exc:  # bookkeeping never fails a recall; the failure stays visible
+            self._failures.add(
+                BackgroundFailure("access_flush", self.clock.now(), tuple(record_ids), exc)
+            )

@@ -1,0 +1,74 @@
+"""The extraction hook: what an extractor receives and returns.
+
+An :class:`Extractor` turns a window of turns into entities, relationships and memories. The
+real extractors (LLM-based, rule-based) are another issue; the controller defines the protocol,
+schedules it every ``ExtractionConfig.interval`` turns of a session, and applies its result:
+entity names through the :class:`~remem.graph.EntityResolver` (so "Ana" extracted twice is one
+entity), relationships into the graph store, memories through ``remember()`` with provenance
+``source_type="extraction"`` and ``parent_ids`` = the turn ids.
+
+    class MyExtractor:
+        async def extract(self, entries, *, context):
+            return ExtractionResult(memories=(ExtractedMemory("Ana likes tea"),))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from remem.models import MemoryKind, TranscriptEntry
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedEntity:
+    """An entity named in the turns (a surface name; the resolver maps it to an id)."""
+
+    name: str
+    entity_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedRelationship:
+    """``source -[relation_type]-> target`` between entity names."""
+
+    source: str
+    relation_type: str
+    target: str
+    valid_from: datetime | None = None
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedMemory:
+    """A statement worth remembering, with the entity names it mentions."""
+
+    text: str
+    kind: MemoryKind | str = MemoryKind.FACT
+    entities: tuple[str, ...] = ()
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionResult:
+    entities: tuple[ExtractedEntity, ...] = ()
+    relationships: tuple[ExtractedRelationship, ...] = ()
+    memories: tuple[ExtractedMemory, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionContext:
+    """What an extractor may want besides the turns: the session, the time, the namespace."""
+
+    session_id: str
+    now: datetime
+    namespace: str = "default"
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    async def extract(
+        self, entries: Sequence[TranscriptEntry], *, context: ExtractionContext
+    ) -> ExtractionResult: ...

@@ -1,0 +1,350 @@
+"""The recall pipeline: retrieve, filter, fuse, apply inclusion factors, explain.
+
+For a batch of queries sharing the same options (``recall`` is a batch of one, so ``recall`` and
+``recall_many`` give identical results):
+
+1. **vector** — ONE ``CollectionManager.query`` with the (q, d) batch over the requested staged
+   collections (each stage's similarity floor applied; the vector store runs the native batched
+   top-k), ``where`` = the caller's ``filters``;
+2. **fulltext** — per query, the episodic store's BM25 (SQLite FTS5) or ts_rank (PostgreSQL)
+   over turns and memory notes (``remember`` writes a note with the memory's id, so full text
+   finds memories too and a memory found by both retrievers is fused under one key);
+3. **graph** — per query, entities named in the query (:class:`QueryEntityMatcher`) and the
+   paths from them (:class:`GraphScorer`).
+
+Eligibility is decided by the record store, the source of truth, *before* fusion (so ranks count
+eligible items only): a memory is recalled only if it exists, is not superseded, its stage is
+requested (default short_term + long_term; ``include_decayed`` adds decayed; deleted never) and
+``filters`` match :func:`remem.staging.record_metadata` of the record (kind, namespace, stage,
+session_id) — the same metadata the vector store filters on, so every retriever obeys one rule.
+
+Two kinds of results are synthetic (``record.metadata["source"]`` and ``sources`` tell context
+assembly which is which):
+
+* **turn** — an episodic turn hit (only when ``episodic`` is among the stages): a record with
+  the turn's id, stage ``episodic``, kind ``note``, text ``"user: …\\nassistant: …"``, its
+  session_id and the turn's created_at; metadata ``{"source": "turn", "turn_number": n}``.
+  With ``session_id`` given, turns come from that session only (memories are never
+  session-scoped by it: use ``filters={"session_id": ...}``);
+* **graph** — a path from a named entity (only when ``long_term`` is among the stages: the
+  graph is durable knowledge): id ``graph:<entity id>``, kind ``fact``, stage ``long_term``,
+  text = the rendered relationship facts, one per line, created_at = the newest relationship's;
+  metadata ``{"source": "graph", "entity_id": …, "start_entity_id": …}``; usage = the
+  entity's access count.
+
+Then ``final = fused × recency × usage`` with ``recency = exp(-recency_rate · hours since
+creation)`` and ``usage = 1 + hit_weight · ln(1 + access_count)`` (InclusionScorerConfig
+defaults 0.005/h and 0.1). Every factor is in ``signals``; ``explanation`` renders them.
+Ties are broken by id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.controller.config import ControllerConfig
+from remem.controller.fusion import Fused, RankedList, describe_fusion, fuse
+from remem.errors import NotFoundError
+from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
+from remem.models import (
+    EpisodeKind,
+    EpisodicHit,
+    MemoryKind,
+    MemoryLifecycleMetadata,
+    MemoryRecord,
+    MemoryStage,
+    ScoredMemory,
+)
+from remem.staging import STAGED, CollectionManager, StagedMatch, record_metadata
+from remem.stores.episodic import EpisodicStore
+from remem.stores.filters import Filter, matches
+from remem.stores.records import RecordStore
+from remem.stores.vector import Where
+
+USER_CHARS_KEY = "remem_user_chars"
+"""Episodic-copy metadata key: the user message's length, so a hit's text splits exactly."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecallOptions:
+    """Validated options shared by every query of one recall batch."""
+
+    k: int
+    memory_stages: tuple[MemoryStage, ...]
+    episodic: bool
+    session_id: str | None
+    where: Where | None
+    where_node: Filter | None
+    namespace: str = "default"
+
+
+@dataclass(slots=True)
+class _Candidate:
+    key: str
+    created_at: datetime
+    access_count: int
+    record: MemoryRecord | None = None
+    turn: EpisodicHit | None = None
+    graph: GraphHit | None = None
+
+
+class RecallPipeline:
+    """Runs recall batches over the controller's stores (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        record_store: RecordStore,
+        episodic_store: EpisodicStore,
+        collection_manager: CollectionManager,
+        matcher: QueryEntityMatcher | None,
+        graph_scorer: GraphScorer | None,
+        config: ControllerConfig,
+    ) -> None:
+        self.records = record_store
+        self.episodic = episodic_store
+        self.collections = collection_manager
+        self.matcher = matcher
+        self.graph_scorer = graph_scorer
+        self.config = config
+
+    async def run(
+        self,
+        queries: Sequence[str],
+        vectors: NDArray[np.float32],
+        options: RecallOptions,
+        now: datetime,
+    ) -> list[list[ScoredMemory]]:
+        depth = max(options.k, self.config.candidates)
+        staged = [s for s in options.memory_stages if s in STAGED]
+
+        async def vector_hits() -> list[list[StagedMatch]]:
+            if not staged:
+                return [[] for _ in queries]
+            return await self.collections.query(
+                vectors, k=depth, stages=staged, where=options.where
+            )
+
+        per_query = [self._text_and_graph(q, depth, options, now) for q in queries]
+        vec, others = await asyncio.gather(vector_hits(), asyncio.gather(*per_query))
+        texts = [o[0] for o in others]
+        graphs = [o[1] for o in others]
+        wanted = {m.id for ms in vec for m in ms}
+        wanted |= {h.id for hs in texts for h in hs if h.kind is EpisodeKind.NOTE}
+        records = await self._eligible(sorted(wanted), options)
+        return [
+            self._rank(v, t, g, records, options, now)
+            for v, t, g in zip(vec, texts, graphs, strict=True)
+        ]
+
+    async def _text_and_graph(
+        self, query: str, depth: int, options: RecallOptions, now: datetime
+    ) -> tuple[list[EpisodicHit], list[GraphHit]]:
+        async def text() -> list[EpisodicHit]:
+            if options.session_id is None or not options.episodic:
+                hits = await self.episodic.search(query, limit=depth)
+                return [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
+            notes, turns = await asyncio.gather(
+                self.episodic.search(query, limit=depth),
+                self.episodic.search(query, limit=depth, session_id=options.session_id),
+            )
+            merged = [h for h in notes if h.kind is EpisodeKind.NOTE]
+            merged += [h for h in turns if h.kind is EpisodeKind.TURN]
+            return sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+
+        async def graph() -> list[GraphHit]:
+            if (
+                self.matcher is None
+                or self.graph_scorer is None
+                or MemoryStage.LONG_TERM not in options.memory_stages
+            ):
+                return []
+            mentions = await self.matcher.match(query, namespace=options.namespace)
+            if not mentions:
+                return []
+            return await self.graph_scorer.score(query, mentions, at=now, limit=depth)
+
+        t, g = await asyncio.gather(text(), graph())
+        return t, g
+
+    async def _eligible(
+        self, ids: Sequence[str], options: RecallOptions
+    ) -> dict[str, MemoryRecord]:
+        if not ids:
+            return {}
+        try:
+            found = await self.records.get(ids)
+        except NotFoundError:
+            # A vector or note whose record is gone (e.g. a compensated write): skip it.
+            found = []
+            for i in ids:
+                try:
+                    found += await self.records.get([i])
+                except NotFoundError:
+                    continue
+        allowed = set(options.memory_stages)
+        return {
+            r.id: r
+            for r in found
+            if r.superseded_by is None
+            and r.lifecycle.stage in allowed
+            and matches(options.where_node, record_metadata(r))
+        }
+
+    def _rank(
+        self,
+        vec: Sequence[StagedMatch],
+        text: Sequence[EpisodicHit],
+        graph: Sequence[GraphHit],
+        records: Mapping[str, MemoryRecord],
+        options: RecallOptions,
+        now: datetime,
+    ) -> list[ScoredMemory]:
+        candidates: dict[str, _Candidate] = {}
+
+        def memory(key: str) -> bool:
+            record = records.get(key)
+            if record is None:
+                return False
+            if key not in candidates:
+                lc = record.lifecycle
+                candidates[key] = _Candidate(key, lc.created_at, lc.access_count, record=record)
+            return True
+
+        vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
+        text_list: list[tuple[str, float]] = []
+        for h in text:
+            if h.kind is EpisodeKind.NOTE:
+                if memory(h.id):
+                    text_list.append((h.id, h.score))
+            elif h.id not in candidates and _turn_allowed(h, options):
+                candidates[h.id] = _Candidate(h.id, h.created_at, 0, turn=h)
+                text_list.append((h.id, h.score))
+        graph_list: list[tuple[str, float]] = []
+        for hit in graph:
+            key = f"graph:{hit.entity.id}"
+            created = max(r.created_at for r in hit.path)
+            cand = _Candidate(key, created, hit.entity.access_count, graph=hit)
+            if options.where_node is None or matches(
+                options.where_node, record_metadata(_graph_record(cand))
+            ):
+                candidates[key] = cand
+                graph_list.append((key, hit.score))
+        lists = [
+            RankedList("vector", vector_list),
+            RankedList("fulltext", text_list),
+            RankedList("graph", graph_list),
+        ]
+        fused = fuse(lists, self.config.fusion)
+        inc = self.config.inclusion
+        scored: list[tuple[float, str, Fused, float, float, float]] = []
+        for key, f in fused.items():
+            c = candidates[key]
+            hours = max(0.0, (now - c.created_at).total_seconds() / 3600.0)
+            recency = math.exp(-inc.recency_rate * hours)
+            usage = 1.0 + inc.hit_weight * math.log1p(c.access_count)
+            scored.append((f.score * recency * usage, key, f, recency, usage, hours))
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        return [
+            self._result(candidates[key], final, f, recency, usage, hours)
+            for final, key, f, recency, usage, hours in scored[: options.k]
+        ]
+
+    def _result(
+        self, c: _Candidate, final: float, f: Fused, recency: float, usage: float, hours: float
+    ) -> ScoredMemory:
+        signals: dict[str, float] = {}
+        for name, (rank, raw, part) in f.parts.items():
+            signals[name] = float(raw)
+            signals[f"{name}_rank"] = float(rank)
+            signals[f"{name}_fused"] = float(part)
+        signals.update(
+            fusion=f.score,
+            recency=recency,
+            usage=usage,
+            inclusion=recency * usage,
+            age_hours=hours,
+            access_count=float(c.access_count),
+        )
+        record = c.record
+        if record is None:
+            record = _turn_record(c) if c.turn is not None else _graph_record(c)
+        explanation = (
+            f"{final:.4g} = fusion {f.score:.4g} [{describe_fusion(f, self.config.fusion)}]"
+            f" × recency {recency:.3f} ({hours:.1f} h old)"
+            f" × usage {usage:.3f} ({c.access_count} accesses)"
+        )
+        if c.graph is not None:
+            explanation += f"; graph: {c.graph.explanation}"
+        return ScoredMemory(
+            record=record,
+            score=final,
+            signals=signals,
+            sources=tuple(sorted(f.parts)),
+            explanation=explanation,
+        )
+
+
+def _turn_allowed(hit: EpisodicHit, options: RecallOptions) -> bool:
+    if options.session_id is not None and hit.session_id != options.session_id:
+        return False
+    meta: dict[str, Any] = {"kind": "note", "namespace": "default", "stage": "episodic"}
+    if hit.session_id is not None:
+        meta["session_id"] = hit.session_id
+    return matches(options.where_node, meta)
+
+
+def _split_turn(hit: EpisodicHit) -> str:
+    n = hit.metadata.get(USER_CHARS_KEY)
+    if not isinstance(n, int) or isinstance(n, bool) or n > len(hit.text):
+        return hit.text
+    user = hit.text[:n]
+    assistant = hit.text[n + 1 :] if n else hit.text
+    parts = [f"user: {user}"] if user else []
+    if assistant:
+        parts.append(f"assistant: {assistant}")
+    return "\n".join(parts) or hit.text
+
+
+def _turn_record(c: _Candidate) -> MemoryRecord:
+    hit = c.turn
+    assert hit is not None
+    return MemoryRecord(
+        id=hit.id,
+        text=_split_turn(hit),
+        kind=MemoryKind.NOTE,
+        session_id=hit.session_id,
+        lifecycle=MemoryLifecycleMetadata(
+            stage=MemoryStage.EPISODIC,
+            score_reference_time=hit.created_at,
+            created_at=hit.created_at,
+        ),
+        metadata={"source": "turn", "turn_number": hit.turn_number},
+    )
+
+
+def _graph_record(c: _Candidate) -> MemoryRecord:
+    hit = c.graph
+    assert hit is not None
+    return MemoryRecord(
+        id=c.key,
+        text="\n".join(hit.facts()),
+        kind=MemoryKind.FACT,
+        namespace=hit.entity.namespace,
+        lifecycle=MemoryLifecycleMetadata(
+            stage=MemoryStage.LONG_TERM,
+            score_reference_time=c.created_at,
+            created_at=c.created_at,
+            access_count=hit.entity.access_count,
+        ),
+        metadata={"source": "graph", "entity_id": hit.entity.id, "start_entity_id": hit.start.id},
+        entity_ids=tuple(dict.fromkeys(e.id for e in hit.nodes)),
+    )

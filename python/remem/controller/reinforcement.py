@@ -1,0 +1,31 @@
+"""The rescore hook that lets an AccessTracker reinforce recalled records.
+
+``AccessTracker`` buffers record accesses and, per flush, asks ``rescore(ids, at)`` for each
+record's new decay base: ``DecayCalculator.reinforce`` of its stored base and reference time
+(``min(1, decayed score at the access + access_boost)``). The tracker then writes them with
+one ``record_accesses`` call. Records deleted since they were recalled are skipped by giving
+back their current base (the store ignores nothing, so the tracker's ``discard`` is the remedy
+for an id that no longer exists at all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from remem.graph import Rescore
+from remem.lifecycle import DecayCalculator
+from remem.stores.records import RecordStore
+
+
+def decay_rescore(record_store: RecordStore, decay: DecayCalculator) -> Rescore:
+    """A ``Rescore`` for :class:`remem.graph.AccessTracker` built on ``decay``."""
+
+    async def rescore(ids: Sequence[str], at: datetime) -> Sequence[float]:
+        records = await record_store.get(ids)
+        return [
+            decay.reinforce(r.lifecycle.base_score, r.lifecycle.score_reference_time, at)[0]
+            for r in records
+        ]
+
+    return rescore

@@ -1,0 +1,253 @@
+"""Runtime: a complete memory application from one directory, a TOML file or keyword arguments.
+
+    async with remem.Runtime.open("./memory") as rt:
+        await rt.controller.record_turn("s1", "I moved to Lisbon", "Noted!")
+        hits = await rt.controller.recall("where do I live?")
+        print(rt.describe())
+
+Backends (see :class:`~remem.runtime_config.RuntimeConfig`):
+
+* ``embedded`` (default): SQLite ``transcript.db`` + ``episodic.db`` (FTS5), one DuckDB file
+  ``memory.duckdb`` for records and graph (one :class:`DuckDBDatabase`), ``vectors/``
+  (:class:`HnswVectorStore`), ``moves.journal`` (:class:`FileMoveJournal`); HashingEmbedder
+  unless ``embedder=`` is given.
+* ``postgres``: ``Postgres*`` stores and :class:`PgVectorStore` on ``dsn``. Decision: the move
+  journal stays a file in ``path`` — :class:`MoveJournal` is synchronous (its ``begin`` must be
+  durable before the first vector write, from inside the move), and a table would need a second,
+  blocking connection; a move is also replayed idempotently by whichever process opens ``path``.
+
+Stores open in order (transcript, episodic, records, graph, vectors, collections) and close in
+reverse; a failure while opening closes what was opened. The lifecycle manager (another branch)
+plugs in at :meth:`Runtime._attach_lifecycle` — LIFECYCLE HOOK.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from remem.controller import Extractor, MemoryController, decay_rescore
+from remem.embeddings import EmbeddingService, HashingEmbedder
+from remem.errors import ConfigError, StoreClosedError
+from remem.graph import AccessTracker, EntityResolver, GraphScorer
+from remem.lifecycle import DecayCalculator
+from remem.models import Clock, SystemClock
+from remem.runtime_config import RuntimeConfig
+from remem.staging import CollectionManager, FileMoveJournal
+from remem.stores.episodic import EpisodicStore
+from remem.stores.graph import GraphStore
+from remem.stores.records import RecordStore
+from remem.stores.transcript import TranscriptStore
+from remem.stores.vector import VectorStore
+
+
+class Runtime:
+    """Owns the stores, the embedder and the controller of one memory (see module docstring)."""
+
+    def __init__(
+        self,
+        config: RuntimeConfig,
+        *,
+        embedder: EmbeddingService | None = None,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.config = config
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.embedder: EmbeddingService = embedder or self._default_embedder()
+        self.extractor = extractor
+        self._controller: MemoryController | None = None
+        self._closers: list[Any] = []
+        self.lifecycle: Any | None = None
+        self._closed = False
+
+    # -- construction -----------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path = "./memory",
+        *,
+        embedder: EmbeddingService | None = None,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+        config: RuntimeConfig | None = None,
+        **overrides: Any,
+    ) -> Runtime:
+        """A runtime on ``path``; use ``async with`` (or ``await rt.start()``). ``overrides`` are
+        RuntimeConfig fields (``backend="postgres", dsn=...``)."""
+        base = config if config is not None else RuntimeConfig(path=Path(path))
+        try:
+            cfg = RuntimeConfig(**{**_fields(base), "path": Path(path), **overrides})
+        except TypeError as exc:
+            raise ConfigError(f"unknown Runtime option: {exc}") from exc
+        return cls(cfg, embedder=embedder, extractor=extractor, clock=clock)
+
+    @classmethod
+    def from_toml(
+        cls,
+        file: str | Path,
+        *,
+        embedder: EmbeddingService | None = None,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+        **overrides: Any,
+    ) -> Runtime:
+        return cls(
+            RuntimeConfig.from_toml(file, **overrides),
+            embedder=embedder,
+            extractor=extractor,
+            clock=clock,
+        )
+
+    def _default_embedder(self) -> EmbeddingService:
+        return HashingEmbedder(dimension=self.config.embedding_dimension)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    @property
+    def controller(self) -> MemoryController:
+        if self._controller is None:
+            raise StoreClosedError(
+                "the Runtime is not started (use `async with Runtime.open(...)`) or was closed"
+            )
+        return self._controller
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def start(self) -> Self:
+        if self._closed:
+            raise StoreClosedError("this Runtime was closed; open a new one")
+        if self._controller is not None:
+            return self
+        try:
+            await self._build()
+        except BaseException:
+            await self._close_all()
+            raise
+        return self
+
+    async def _opened(self, store: Any) -> Any:
+        await store.open()
+        self._closers.append(store)
+        return store
+
+    async def _build(self) -> None:
+        cfg = self.config
+        cfg.path.mkdir(parents=True, exist_ok=True)
+        transcript, episodic, records, graph, vectors = self._stores()
+        for store in (transcript, episodic, records, graph, vectors):
+            await self._opened(store)
+        collections = CollectionManager(
+            vectors, self.embedder, journal=FileMoveJournal(cfg.path / "moves.journal")
+        )
+        await self._opened(collections)
+        decay = DecayCalculator(cfg.controller.decay)
+        tracker = AccessTracker(
+            graph, records, rescore=decay_rescore(records, decay), clock=self.clock
+        )
+        self._controller = MemoryController(
+            vectors,
+            graph,
+            episodic,
+            collections,
+            record_store=records,
+            access_tracker=tracker,
+            graph_scorer=GraphScorer(graph, clock=self.clock),
+            transcript_store=transcript,
+            entity_resolver=EntityResolver(graph, clock=self.clock),
+            extractor=self.extractor,
+            config=cfg.controller,
+            clock=self.clock,
+        )
+        self._closers.append(self._controller)
+        self._attach_lifecycle(records, collections, decay)
+
+    def _attach_lifecycle(
+        self, records: RecordStore, collections: CollectionManager, decay: DecayCalculator
+    ) -> None:
+        """LIFECYCLE HOOK: wire ``LifecycleManager(records, collections, decay=..., promotion=...,
+        clock=self.clock, journal=...)`` into ``self.lifecycle`` (and ``self._closers``) once the
+        lifecycle branch is merged. Until then maintenance is not scheduled."""
+        self.lifecycle = None
+
+    def _stores(
+        self,
+    ) -> tuple[TranscriptStore, EpisodicStore, RecordStore, GraphStore, VectorStore]:
+        cfg = self.config
+        if cfg.backend == "postgres":
+            from remem.stores.postgres.episodic import PostgresEpisodicStore
+            from remem.stores.postgres.graph import PostgresGraphStore
+            from remem.stores.postgres.records import PostgresRecordStore
+            from remem.stores.postgres.transcript import PostgresTranscriptStore
+            from remem.stores.postgres.vector import PgVectorStore
+
+            dsn = cfg.dsn
+            assert dsn is not None  # RuntimeConfig checks it
+            return (
+                PostgresTranscriptStore(dsn),
+                PostgresEpisodicStore(dsn, timezone=cfg.timezone),
+                PostgresRecordStore(dsn),
+                PostgresGraphStore(dsn),
+                PgVectorStore(dsn),
+            )
+        from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
+        from remem.stores.hnsw import HnswVectorStore
+        from remem.stores.sqlite.episodic import SQLiteEpisodicStore
+        from remem.stores.sqlite.transcript import SQLiteTranscriptStore
+
+        db = DuckDBDatabase(cfg.path / "memory.duckdb")
+        return (
+            SQLiteTranscriptStore(cfg.path / "transcript.db", durability=cfg.durability),
+            SQLiteEpisodicStore(
+                cfg.path / "episodic.db", timezone=cfg.timezone, durability=cfg.durability
+            ),
+            DuckDBRecordStore(db),
+            DuckDBGraphStore(db),
+            HnswVectorStore(cfg.path / "vectors"),
+        )
+
+    async def aclose(self) -> None:
+        """Close the controller, then every store in reverse opening order; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._close_all()
+
+    async def _close_all(self) -> None:
+        errors: list[BaseException] = []
+        while self._closers:
+            item = self._closers.pop()
+            try:
+                await item.aclose()
+            except Exception as exc:
+                errors.append(exc)
+        self._controller = None
+        if errors:
+            raise errors[0]
+
+    # -- inspection -----------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """The effective configuration, including the embedder actually in use."""
+        lines = self.config.describe().splitlines()
+        lines.insert(
+            lines.index(f"embeddings.provider = {self.config.embedding_provider}"),
+            f"embeddings.model = {self.embedder.model_name}",
+        )
+        return "\n".join(lines)
+
+
+def _fields(config: RuntimeConfig) -> dict[str, Any]:
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}

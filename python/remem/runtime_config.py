@@ -1,0 +1,170 @@
+"""RuntimeConfig: the one place remem's application defaults live.
+
+Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML file
+(``RuntimeConfig.from_toml("remem.toml")``) or a dict; validated on construction; printed by
+``describe()`` (secrets in the DSN masked). TOML layout — every key optional::
+
+    path = "./memory"
+    backend = "embedded"          # or "postgres"
+    dsn = "postgresql://..."      # postgres only
+    timezone = "UTC"
+
+    [embeddings]
+    provider = "hashing"          # the lexical, offline default
+    dimension = 384
+
+    [recall]
+    fusion = "rrf"                # or "weighted"
+    rrf_k = 60
+    candidates = 30
+    weights = { vector = 1.0, fulltext = 1.0, graph = 1.0 }
+
+    [extraction]
+    interval = 1
+
+    [lifecycle]
+    decay_rate = 0.01
+    recency_rate = 0.005
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from remem.controller.config import ControllerConfig, ExtractionConfig, FusionConfig
+from remem.errors import ConfigError
+from remem.lifecycle import DecayConfig, InclusionScorerConfig
+from remem.stores.episodic import load_timezone
+
+Backend = Literal["embedded", "postgres"]
+EMBEDDING_PROVIDERS = ("hashing",)
+"""Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService."""
+
+
+@dataclass(frozen=True)
+class RuntimeConfig:
+    """Where memory lives and how the controller behaves.
+
+    ``backend="embedded"`` (default) keeps everything in ``path``: ``transcript.db`` and
+    ``episodic.db`` (SQLite), ``memory.duckdb`` (records + graph), ``vectors/`` (hnswlib +
+    DuckDB) and ``moves.journal``. ``backend="postgres"`` keeps the data in the database at
+    ``dsn``; ``path`` then only holds the move journal (see :mod:`remem.runtime`).
+    """
+
+    path: Path = Path("./memory")
+    backend: Backend = "embedded"
+    dsn: str | None = None
+    timezone: str = "UTC"
+    embedding_provider: str = "hashing"
+    embedding_dimension: int = 384
+    controller: ControllerConfig = field(default_factory=ControllerConfig)
+    durability: Literal["normal", "full"] = "normal"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(self.path))
+        if self.backend not in ("embedded", "postgres"):
+            raise ConfigError(f"backend {self.backend!r} is unknown; use 'embedded' or 'postgres'")
+        if self.backend == "postgres" and not self.dsn:
+            raise ConfigError("backend 'postgres' needs dsn='postgresql://user@host/db'")
+        if self.embedding_provider not in EMBEDDING_PROVIDERS:
+            raise ConfigError(
+                f"embedding provider {self.embedding_provider!r} is not built in; use "
+                f"{', '.join(EMBEDDING_PROVIDERS)} or pass embedder= to Runtime.open"
+            )
+        if self.durability not in ("normal", "full"):
+            raise ConfigError(f"durability {self.durability!r} is unknown; use normal or full")
+        load_timezone(self.timezone)
+
+    @classmethod
+    def from_toml(cls, file: str | Path, **overrides: Any) -> RuntimeConfig:
+        """Read a TOML file (layout in the module docstring); ``overrides`` win."""
+        try:
+            data = tomllib.loads(Path(file).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read the config file {file}: {exc}") from exc
+        return cls.from_mapping(data, **overrides)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], **overrides: Any) -> RuntimeConfig:
+        """Build from the TOML layout as a dict; unknown keys raise ConfigError."""
+        data = dict(data)
+        top: dict[str, Any] = {}
+        for key in ("path", "backend", "dsn", "timezone", "durability"):
+            if key in data:
+                top[key] = data.pop(key)
+        emb = _section(data, "embeddings", {"provider", "dimension"})
+        rec = _section(data, "recall", {"fusion", "rrf_k", "candidates", "weights"})
+        ext = _section(data, "extraction", {"interval", "queue_size", "drain_timeout"})
+        life = _section(
+            data,
+            "lifecycle",
+            {f.name for f in dataclasses.fields(DecayConfig)} | {"recency_rate", "hit_weight"},
+        )
+        if data:
+            raise ConfigError(f"unknown config keys {sorted(data)}; see remem.runtime_config")
+        fusion = FusionConfig(
+            method=rec.get("fusion", FusionConfig.method),
+            rrf_k=rec.get("rrf_k", FusionConfig.rrf_k),
+            **({"weights": rec["weights"]} if "weights" in rec else {}),
+        )
+        inclusion_keys = {"recency_rate", "hit_weight"}
+        controller = ControllerConfig(
+            fusion=fusion,
+            candidates=rec.get("candidates", ControllerConfig.candidates),
+            inclusion=InclusionScorerConfig(
+                **{k: v for k, v in life.items() if k in inclusion_keys}
+            ),
+            decay=DecayConfig(**{k: v for k, v in life.items() if k not in inclusion_keys}),
+            extraction=ExtractionConfig(**ext),
+        )
+        if "provider" in emb:
+            top["embedding_provider"] = emb["provider"]
+        if "dimension" in emb:
+            top["embedding_dimension"] = emb["dimension"]
+        return cls(**{**top, "controller": controller, **overrides})
+
+    def describe(self) -> str:
+        """The effective configuration, one ``key = value`` per line (DSN password masked)."""
+        c = self.controller
+        lines = [
+            f"backend = {self.backend}",
+            f"path = {self.path}",
+            f"dsn = {mask_dsn(self.dsn) if self.dsn else '-'}",
+            f"timezone = {self.timezone}",
+            f"durability = {self.durability}",
+            f"embeddings.provider = {self.embedding_provider}",
+            f"embeddings.dimension = {self.embedding_dimension}",
+            f"recall.fusion = {c.fusion.method}",
+            f"recall.rrf_k = {c.fusion.rrf_k}",
+            f"recall.weights = {dict(sorted(c.fusion.weights.items()))}",
+            f"recall.candidates = {c.candidates}",
+            f"recall.recency_rate = {c.inclusion.recency_rate}",
+            f"recall.hit_weight = {c.inclusion.hit_weight}",
+            f"extraction.interval = {c.extraction.interval}",
+            f"extraction.queue_size = {c.extraction.queue_size}",
+            f"extraction.drain_timeout = {c.extraction.drain_timeout}",
+        ]
+        lines += [f"lifecycle.{k} = {v}" for k, v in dataclasses.asdict(c.decay).items()]
+        return "\n".join(lines)
+
+
+def _section(data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:
+    section = data.pop(name, {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"[{name}] must be a table")
+    unknown = sorted(set(section) - allowed)
+    if unknown:
+        raise ConfigError(f"[{name}] has unknown keys {unknown}; allowed: {sorted(allowed)}")
+    return section
+
+
+def mask_dsn(dsn: str) -> str:
+    """``postgresql://user:secret@host/db`` → ``postgresql://user:***@host/db``."""
+    masked = re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", dsn)
+    return re.sub(r"(password=)\S+", r"\1***", masked)

@@ -1,0 +1,119 @@
+"""remem.Runtime: embedded default, TOML, reopen persistence, describe(), PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import remem
+from remem.errors import ConfigError, StoreClosedError
+from remem.models import ManualClock, MemoryStage
+from remem.runtime_config import RuntimeConfig
+
+T0 = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+async def test_open_remember_recall_and_reopen(tmp_path: Path) -> None:
+    async with remem.Runtime.open(tmp_path / "memory") as rt:
+        rec = await rt.controller.remember("Ana lives in Lisbon")
+        await rt.controller.record_turn("s1", "I love hiking in Sintra", "Sounds great")
+    assert {p.name for p in (tmp_path / "memory").iterdir()} >= {
+        "transcript.db",
+        "episodic.db",
+        "memory.duckdb",
+        "vectors",
+    }
+    async with remem.Runtime.open(tmp_path / "memory") as rt:
+        hits = await rt.controller.recall("where does Ana live")
+        assert hits[0].record.id == rec.id
+        hiking = await rt.controller.recall("hiking Sintra", stages=["episodic"])
+        assert hiking[0].record.session_id == "s1"
+        turn = await rt.controller.record_turn("s1", "and tomorrow?", "rain")
+        assert turn.turn_number == 2
+
+
+async def test_controller_unavailable_outside_the_context(tmp_path: Path) -> None:
+    rt = remem.Runtime.open(tmp_path)
+    with pytest.raises(StoreClosedError):
+        _ = rt.controller
+    async with rt:
+        pass
+    with pytest.raises(StoreClosedError):
+        _ = rt.controller
+    await rt.aclose()  # idempotent
+
+
+async def test_recall_reinforces_usage_through_the_tracker(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    async with remem.Runtime.open(tmp_path, clock=clock) as rt:
+        rec = await rt.controller.remember("Ana lives in Lisbon")
+        await rt.controller.recall("Ana Lisbon")
+        clock.advance(timedelta(minutes=1))
+        await rt.controller.access_tracker.flush()  # type: ignore[union-attr]
+        (after,) = await rt.controller.record_store.get([rec.id])
+        assert after.lifecycle.access_count == 1
+        (hit,) = await rt.controller.recall("Ana Lisbon", stages=["short_term"])
+        assert hit.signals["usage"] > 1.0
+
+
+def test_describe_prints_effective_configuration(tmp_path: Path) -> None:
+    rt = remem.Runtime.open(tmp_path, backend="postgres", dsn="postgresql://u:secret@h/db")
+    text = rt.describe()
+    assert "backend = postgres" in text
+    assert "secret" not in text
+    assert "u:***@h" in text
+    assert "recall.fusion = rrf" in text
+    assert "embeddings.model = remem-hashing" in text
+    assert "lifecycle.decay_rate = 0.01" in text
+
+
+def test_toml_and_bad_config(tmp_path: Path) -> None:
+    toml = tmp_path / "remem.toml"
+    toml.write_text(
+        f'path = "{tmp_path / "m"}"\n[recall]\nfusion = "weighted"\ncandidates = 40\n'
+        "[extraction]\ninterval = 3\n[lifecycle]\ndecay_rate = 0.02\nrecency_rate = 0.01\n"
+    )
+    cfg = remem.Runtime.from_toml(toml).config
+    assert cfg.controller.fusion.method == "weighted"
+    assert cfg.controller.candidates == 40
+    assert cfg.controller.extraction.interval == 3
+    assert cfg.controller.decay.decay_rate == 0.02
+    assert cfg.controller.inclusion.recency_rate == 0.01
+    with pytest.raises(ConfigError):
+        RuntimeConfig.from_mapping({"recall": {"fusion": "magic"}})
+    with pytest.raises(ConfigError):
+        RuntimeConfig.from_mapping({"unknown": 1})
+    with pytest.raises(ConfigError):
+        remem.Runtime.open(tmp_path, backend="postgres")
+    with pytest.raises(ConfigError):
+        remem.Runtime.open(tmp_path, backend="oracle")
+
+
+@pytest.mark.postgres
+async def test_postgres_main_flows(pg_dsn: str, tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    async with remem.Runtime.open(tmp_path, backend="postgres", dsn=pg_dsn, clock=clock) as rt:
+        c = rt.controller
+        old = await c.remember("Ana lives in Porto")
+        new = await c.remember("Ana lives in Lisbon now")
+        gone = await c.remember("the wifi password is on the fridge")
+        turn = await c.record_turn("s1", "Ana moved last week", "to Lisbon?")
+        hits = await c.recall("where does Ana live", k=10)
+        assert {h.record.id for h in hits} >= {old.id, new.id, turn.id}
+        await c.supersede(old.id, new.id)
+        await c.forget([gone.id])
+        ids = [h.record.id for h in await c.recall("where does Ana live", k=10)]
+        assert old.id not in ids
+        assert new.id in ids
+        assert await c.recall("wifi password fridge", stages=["short_term"]) == []
+        many = await c.recall_many(["Ana Lisbon", "moved last week"], k=3)
+        single = [await c.recall(q, k=3) for q in ["Ana Lisbon", "moved last week"]]
+        assert [[h.record.id for h in r] for r in many] == [
+            [h.record.id for h in r] for r in single
+        ]
+    async with remem.Runtime.open(tmp_path, backend="postgres", dsn=pg_dsn, clock=clock) as rt:
+        (kept,) = await rt.controller.record_store.get([old.id])
+        assert kept.superseded_by == new.id
+        assert await rt.controller.collection_manager.count(MemoryStage.SHORT_TERM) == 1
