@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from remem.models import VectorMatch
 from remem.stores.hnsw import HnswVectorStore
 from remem.stores.postgres.vector import PgVectorStore
 from remem.stores.vector import VectorStore
@@ -46,6 +47,13 @@ def exact_top_k(matrix: Matrix, queries: Matrix) -> list[set[int]]:
     return [set(np.argsort(-row, kind="stable")[:K].tolist()) for row in scores]
 
 
+def recall_at_k(found: list[list[VectorMatch]], truth: list[set[int]]) -> float:
+    hits = [
+        len({int(m.id[1:]) for m in row} & want) for row, want in zip(found, truth, strict=True)
+    ]
+    return float(np.mean(hits)) / K
+
+
 @pytest.fixture(params=["hnsw", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorStore]:
     s: VectorStore
@@ -67,9 +75,7 @@ async def test_default_config_recall_at_10(store: VectorStore, data: Any) -> Non
     await store.add("c", ids[N - 500 :], matrix[N - 500 :])
     truth = exact_top_k(matrix, queries)
     found = await store.query("c", queries, k=K)
-    recall = np.mean(
-        [len({int(m.id[1:]) for m in hits} & want) / K for hits, want in zip(found, truth)]
-    )
+    recall = recall_at_k(found, truth)
     assert recall >= 0.95, f"recall@10 = {recall:.3f}"
 
 
@@ -84,7 +90,5 @@ async def test_hnsw_reloaded_index_keeps_recall(tmp_path: Path) -> None:
         assert await s.index_status("c") == "loaded"
         found = await s.query("c", queries, k=K)
     truth = exact_top_k(matrix, queries)
-    recall = np.mean(
-        [len({int(m.id[1:]) for m in hits} & want) / K for hits, want in zip(found, truth)]
-    )
+    recall = recall_at_k(found, truth)
     assert recall >= 0.95, f"recall@10 after reload = {recall:.3f}"

@@ -13,9 +13,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.errors import DuplicateIdError, NotFoundError
+from remem.kernels import top_k
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.models.metadata import Scalar
-from remem.kernels import top_k
 from remem.stores.filters import Filter, matches, parse_where
 from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.vector import Where

@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.errors import BackendError, ConfigError, DuplicateIdError, NotFoundError
-from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.kernels import top_k
+from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.stores.filters import Filter, parse_where
 from remem.stores.hnsw import index_file
 from remem.stores.hnsw.index_file import IndexParams
