@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
 import pytest
 
 from remem.models import VectorMatch
 from remem.stores.hnsw import HnswVectorStore
-from remem.stores.postgres.vector import PgVectorStore
+from remem.stores.postgres.vector import PgVectorConfig, PgVectorStore
 from remem.stores.vector import VectorStore
 
 N, D, K, Q = 5000, 64, 10, 50
@@ -92,3 +93,30 @@ async def test_hnsw_reloaded_index_keeps_recall(tmp_path: Path) -> None:
     truth = exact_top_k(matrix, queries)
     recall = recall_at_k(found, truth)
     assert recall >= 0.95, f"recall@10 after reload = {recall:.3f}"
+
+
+@pytest.mark.postgres
+async def test_pg_index_built_after_bulk_load_and_rebuilt_for_big_batches(pg_dsn: str) -> None:
+    """No index while exact search answers; built once past the threshold; a batch at least as
+    large as the collection drops and rebuilds it; recall holds through all three."""
+
+    matrix, queries = clustered_set(3)
+    ids = [f"v{i:05d}" for i in range(N)]
+
+    async def index_names() -> list[str]:
+        async with await psycopg.AsyncConnection.connect(pg_dsn) as conn:
+            cur = await conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%USING hnsw%'"
+            )
+            return [r[0] for r in await cur.fetchall()]
+
+    async with PgVectorStore(pg_dsn, PgVectorConfig(exact_threshold=1000)) as s:
+        await s.create_collection("c", model_name="m", dimension=D)
+        await s.add("c", ids[:1000], matrix[:1000])
+        assert await index_names() == []
+        await s.add("c", ids[1000:2000], matrix[1000:2000])  # past the threshold: built
+        assert len(await index_names()) == 1
+        await s.add("c", ids[2000:N], matrix[2000:N])  # 3000 >= 2000 existing: rebuilt
+        assert len(await index_names()) == 1
+        found = await s.query("c", queries, k=K)
+    assert recall_at_k(found, exact_top_k(matrix, queries)) >= 0.95
