@@ -68,8 +68,11 @@ class PgVectorConfig:
     amortised cost stays within 1 + 1/ratio builds); 0 disables. ``maintenance_work_mem``: set for
     the transaction that builds an index (the graph is built in memory when it fits).
 
-    Measured recall@10 / latency trade-off: see ``benches/bench_vectors.py`` and the report in
-    its module docstring.
+    Measured (``REMEM_BENCH_LARGE=1 python -m pytest benches/bench_vectors.py``, 2 shared
+    cores): 100k isotropic random 384-d, m=16, ef_construction=64, ef_search=1000 → recall@10
+    0.64 at p50 ~4.4x the numpy brute-force latency; bulk ingest (COPY + one CREATE INDEX) 3.6x
+    faster than the embedded store. Clustered data reaches >= 0.95 at these defaults
+    (tests/stores/test_vector_recall.py).
     """
 
     exact_threshold: int = 2048
