@@ -1,10 +1,15 @@
 """Vector stores: ingest and query latency on precomputed 384-d random vectors.
 
 Sizes: 10k by default (fits the CI budget with --benchmark-disable); ``REMEM_BENCH_LARGE=1``
-runs the brief's 100k. Baseline id ``numpy``: brute-force matvec + argpartition over the same
-matrix. ``chroma`` runs only when chromadb is importable. Query groups report p50/p99 (ms) of a
-separate timed loop in ``extra_info`` and mark ``correct`` when recall@10 against exact search is
-at least 0.9 (exact for ``numpy``).
+runs the brief's 100k. Ingest is a bulk import: one ``add`` of all precomputed vectors
+(pgvector then builds its HNSW index once, after the COPY). Baseline id ``numpy``: brute-force
+matvec + argpartition over the same unit-normalised matrix (cosine, the stores' default metric).
+``chroma`` runs only when chromadb is importable. Query groups report p50/p99 (ms) of a separate
+timed loop and recall@10 in ``extra_info`` and mark ``correct`` when recall@10 against exact
+cosine search is at least 0.95 (exact for ``numpy``).
+
+Isotropic random 384-d vectors are the worst case for graph indexes (the 10th and the 1000th
+neighbour score within 0.1 of each other); read the recall next to the latency.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from remem.stores.postgres.vector import PgVectorStore
 from remem.stores.vector import VectorStore
 
 N = 100_000 if os.environ.get("REMEM_BENCH_LARGE") == "1" else 10_000
-D, K, Q, BATCH = 384, 10, 100, 1000
+D, K, Q = 384, 10, 100
+BATCH = N
 HAVE_CHROMA = importlib.util.find_spec("chromadb") is not None
 BACKENDS = ["hnsw", "postgres", *(["chroma"] if HAVE_CHROMA else [])]
 _db_counter = itertools.count()
@@ -174,4 +180,4 @@ def test_query(benchmark: Any, backend: _Backend) -> None:
     recall = _recall(backend.query)
     benchmark.extra_info.update(_percentiles(backend.query))
     benchmark.extra_info["recall_at_10"] = recall
-    benchmark.extra_info["correct"] = recall >= 0.9
+    benchmark.extra_info["correct"] = recall >= 0.95

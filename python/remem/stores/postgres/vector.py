@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import struct
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -13,10 +14,6 @@ import numpy as np
 import psycopg
 from numpy.typing import NDArray
 from psycopg import sql
-from psycopg.adapt import Dumper
-from psycopg.pq import Format
-from psycopg.types import TypeInfo
-from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import ConfigError, DuplicateIdError, NotFoundError
@@ -60,19 +57,44 @@ MAX_INDEXED_DIMENSION = 2000  # pgvector's HNSW limit for the `vector` type
 
 @dataclass(frozen=True, slots=True)
 class PgVectorConfig:
-    """``exact_threshold``: collections at most this large are searched exactly (seq scan).
-    ``overfetch``: approximate queries fetch ``k * overfetch`` rows and rescore. ``ef_search``:
-    the minimum ``hnsw.ef_search``. ``m``/``ef_construction``: HNSW build parameters."""
+    """Tuning for :class:`PgVectorStore`.
+
+    ``exact_threshold``: collections of at most this many items are searched exactly (seq scan)
+    and have no HNSW index yet. ``overfetch``: approximate queries fetch ``k * overfetch`` rows.
+    ``ef_search``: the minimum ``hnsw.ef_search`` (pgvector caps it at 1000). ``m`` /
+    ``ef_construction``: HNSW build parameters. ``rebuild_ratio``: a write of at least
+    ``rebuild_ratio`` × the existing item count drops the index, loads the rows and builds the
+    index again (one CREATE INDEX is several times cheaper than maintaining it row by row; the
+    amortised cost stays within 1 + 1/ratio builds); 0 disables. ``maintenance_work_mem``: set for
+    the transaction that builds an index (the graph is built in memory when it fits).
+
+    Measured (``REMEM_BENCH_LARGE=1 python -m pytest benches/bench_vectors.py``, 2 shared
+    cores): 100k isotropic random 384-d, m=16, ef_construction=64, ef_search=1000 → recall@10
+    0.64 at p50 ~4.4x the numpy brute-force latency; bulk ingest (COPY + one CREATE INDEX) 3.6x
+    faster than the embedded store. Clustered data reaches >= 0.95 at these defaults
+    (tests/stores/test_vector_recall.py).
+    """
 
     exact_threshold: int = 2048
     overfetch: int = 2
-    ef_search: int = 64
+    ef_search: int = 1000
     m: int = 16
     ef_construction: int = 64
+    rebuild_ratio: float = 1.0
+    maintenance_work_mem: str = "512MB"
 
     def __post_init__(self) -> None:
-        if self.exact_threshold < 0 or self.overfetch < 1 or self.ef_search < 1:
-            raise ConfigError("PgVectorConfig needs exact_threshold >= 0 and overfetch, ef >= 1")
+        if self.exact_threshold < 0 or self.overfetch < 1 or not 1 <= self.ef_search <= 1000:
+            raise ConfigError(
+                "PgVectorConfig needs exact_threshold >= 0, overfetch >= 1 and "
+                "1 <= ef_search <= 1000 (pgvector's range)"
+            )
+        if self.m < 2 or self.ef_construction < 2 * self.m or self.rebuild_ratio < 0:
+            raise ConfigError(
+                "PgVectorConfig needs m >= 2, ef_construction >= 2 * m and rebuild_ratio >= 0"
+            )
+        if not self.maintenance_work_mem.replace(" ", "").isalnum():
+            raise ConfigError("maintenance_work_mem must look like '512MB'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,29 +106,58 @@ class _Collection:
     def table(self) -> sql.Identifier:
         return sql.Identifier(f"remem_vectors_{self.cid}")
 
+    @property
+    def index(self) -> sql.Identifier:
+        return sql.Identifier(f"remem_vectors_{self.cid}_hnsw")
+
 
 def _vector_text(vector: NDArray[np.float32]) -> str:
     return "[" + ",".join(map(repr, vector.tolist())) + "]"
 
 
-class _BinaryVector:
-    """A row already encoded in pgvector's binary format (for COPY ... FORMAT BINARY)."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_NULL = struct.pack(">i", -1)
 
 
-def _vector_dumper(oid: int) -> type[Dumper]:
-    class VectorDumper(Dumper):
-        format = Format.BINARY
+def _field(data: bytes) -> bytes:
+    return struct.pack(">i", len(data)) + data
 
-        def dump(self, obj: Any) -> bytes:
-            return bytes(obj.data)
 
-    VectorDumper.oid = oid
-    return VectorDumper
+def copy_payload(batch: Batch, stored: NDArray[np.float32], norms: NDArray[np.float32]) -> bytes:
+    """The whole batch in PostgreSQL's binary COPY format, built in one buffer.
+
+    Columns: id text, document text, metadata jsonb (version byte 1 + text), embedding vector
+    (int16 dim, int16 unused, big-endian float4s), norm float4. The fixed-size vector and norm
+    fields are laid out for all rows at once by numpy; only the text fields are per row.
+    """
+    n, dim = stored.shape
+    tail = np.empty(
+        n,
+        dtype=[
+            ("vlen", ">i4"),
+            ("dim", ">i2"),
+            ("unused", ">i2"),
+            ("vec", ">f4", (dim,)),
+            ("nlen", ">i4"),
+            ("norm", ">f4"),
+        ],
+    )
+    tail["vlen"], tail["dim"], tail["unused"] = 4 + 4 * dim, dim, 0
+    tail["vec"], tail["nlen"], tail["norm"] = stored, 4, norms
+    raw = tail.tobytes()
+    width = tail.dtype.itemsize
+    count = struct.pack(">h", 5)
+    parts = [_COPY_HEADER]
+    for i, item_id in enumerate(batch.ids):
+        doc = batch.documents[i]
+        meta = json.dumps(batch.metadatas[i], ensure_ascii=False).encode()
+        parts.append(count)
+        parts.append(_field(item_id.encode()))
+        parts.append(_NULL if doc is None else _field(doc.encode()))
+        parts.append(_field(b"\x01" + meta))
+        parts.append(raw[i * width : (i + 1) * width])
+    parts.append(struct.pack(">h", -1))
+    return b"".join(parts)
 
 
 class PgVectorStore(StoreLifecycle):
@@ -133,16 +184,12 @@ class PgVectorStore(StoreLifecycle):
         self.config = config or PgVectorConfig()
         self._pool: AsyncConnectionPool | None = None
         self._open_lock = asyncio.Lock()
-        self._vector_oid: int | None = None
 
     async def _open(self) -> None:
         pool = await open_pool(self.dsn)
         try:
             async with pool.connection() as conn:
                 await migrate(conn, "vectors", MIGRATIONS)
-                info = await TypeInfo.fetch(conn, "vector")
-                assert info is not None, "migration 1 creates the vector extension"
-                self._vector_oid = info.oid
         except BaseException:
             await pool.close()
             raise
@@ -192,15 +239,36 @@ class PgVectorStore(StoreLifecycle):
                 "metadata jsonb NOT NULL, embedding vector({}) NOT NULL, norm real NOT NULL)"
             ).format(col.table, sql.Literal(col.info.dimension))
         )
-        if col.info.dimension <= MAX_INDEXED_DIMENSION:
-            await conn.execute(
-                sql.SQL(
-                    "CREATE INDEX ON {} USING hnsw (embedding vector_ip_ops) "
-                    "WITH (m = {}, ef_construction = {})"
-                ).format(
-                    col.table, sql.Literal(self.config.m), sql.Literal(self.config.ef_construction)
-                )
+        # The HNSW index is created by the first write that takes the collection past
+        # exact_threshold: building it after a bulk load is much cheaper than row by row.
+
+    async def _hnsw_index(self, conn: psycopg.AsyncConnection[Any], col: _Collection) -> str | None:
+        """The name of the collection's HNSW index, if it has one."""
+        cur = await conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND tablename = %s AND indexdef LIKE '%%USING hnsw%%'",
+            (f"remem_vectors_{col.cid}",),
+        )
+        row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
+    async def _build_index(self, conn: psycopg.AsyncConnection[Any], col: _Collection) -> None:
+        await conn.execute(
+            sql.SQL("SET LOCAL maintenance_work_mem = {}").format(
+                sql.Literal(self.config.maintenance_work_mem)
             )
+        )
+        await conn.execute(
+            sql.SQL(
+                "CREATE INDEX {} ON {} USING hnsw (embedding vector_ip_ops) "
+                "WITH (m = {}, ef_construction = {})"
+            ).format(
+                col.index,
+                col.table,
+                sql.Literal(self.config.m),
+                sql.Literal(self.config.ef_construction),
+            )
+        )
 
     # -- collections ---------------------------------------------------------------------------
 
@@ -301,11 +369,8 @@ class PgVectorStore(StoreLifecycle):
     async def _copy_in(
         self, conn: psycopg.AsyncConnection[Any], col: _Collection, batch: Batch, *, replace: bool
     ) -> None:
-        assert self._vector_oid is not None
-        conn.adapters.register_dumper(_BinaryVector, _vector_dumper(self._vector_oid))
         norms = np.linalg.norm(batch.vectors, axis=1).astype(np.float32)
-        stored = for_metric(batch.vectors, col.info.metric).astype(">f4")
-        header = struct.pack(">HH", col.info.dimension, 0)
+        stored = for_metric(batch.vectors, col.info.metric)
         await conn.execute(
             sql.SQL(
                 "CREATE TEMP TABLE remem_vector_batch (id text, document text, metadata jsonb, "
@@ -314,17 +379,17 @@ class PgVectorStore(StoreLifecycle):
         )
         cur = conn.cursor()
         async with cur.copy("COPY remem_vector_batch FROM STDIN WITH (FORMAT BINARY)") as copy:
-            copy.set_types(["text", "text", "jsonb", self._vector_oid, "float4"])
-            for i, item_id in enumerate(batch.ids):
-                await copy.write_row(
-                    (
-                        item_id,
-                        batch.documents[i],
-                        Jsonb(batch.metadatas[i]),
-                        _BinaryVector(header + stored[i].tobytes()),
-                        float(norms[i]),
-                    )
-                )
+            await copy.write(copy_payload(batch, stored, norms))
+        index = await self._hnsw_index(conn, col)
+        indexable = col.info.dimension <= MAX_INDEXED_DIMENSION
+        rebuild = (
+            index is not None
+            and self.config.rebuild_ratio > 0
+            and len(batch) >= self.config.rebuild_ratio * col.info.count
+        )
+        if rebuild:
+            await conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(str(index))))
+            index = None
         if replace:
             cur = await conn.execute(
                 sql.SQL(
@@ -356,6 +421,8 @@ class PgVectorStore(StoreLifecycle):
             "UPDATE remem_vector_collections SET item_count = item_count + %s WHERE cid = %s",
             (added, col.cid),
         )
+        if indexable and index is None and col.info.count + added > self.config.exact_threshold:
+            await self._build_index(conn, col)
 
     async def delete(self, collection: str, ids: Sequence[str]) -> int:
         wanted = sorted(set(check_ids(ids, unique=False)))
@@ -466,7 +533,7 @@ class PgVectorStore(StoreLifecycle):
                 await conn.execute("SET LOCAL enable_indexscan = off")
                 order = sql.SQL("embedding <#> %s::vector, id")
             else:
-                ef = max(self.config.ef_search, limit)
+                ef = min(1000, max(self.config.ef_search, limit))
                 await conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
                 if node is not None:
                     await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
