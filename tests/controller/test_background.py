@@ -29,7 +29,7 @@ async def test_extraction_runs_every_interval_turns(make_stack: Factory) -> None
     await s.controller.record_turn("s2", "other session", "ok")
     t2 = await s.controller.record_turn("s1", "I like jazz", "noted")
     assert t2.turn_number == 2
-    await s.controller._extraction.join()  # type: ignore[union-attr]
+    await s.controller._extraction.join()
     assert ex.seen == [[t1.id, t2.id]]  # s2 has a partial window
     assert s.controller.pending_extraction == 1
     hits = await s.controller.recall("jazz", stages=["short_term"])
@@ -87,7 +87,7 @@ class FailingAddStore(HnswVectorStore):
         ids: Sequence[str],
         vectors: NDArray[np.float32] | Sequence[Sequence[float]],
         **kw: object,
-    ) -> None:  # type: ignore[override]
+    ) -> None:
         raise BackendError("disk full (simulated)")
 
 
