@@ -78,7 +78,11 @@ class PromptArchitect:
         return f"## {SECTION_TITLES[section]}\n"
 
     def item_piece(self, item: ContextCandidate) -> str:
-        return "- " + item.text.replace("\n", "\n  ") + "\n"
+        return self.item_piece_text(item.text)
+
+    def item_piece_text(self, text: str) -> str:
+        """One bullet line; continuation lines are indented under it."""
+        return "- " + text.replace("\n", "\n  ") + "\n"
 
     # -- layout ------------------------------------------------------------------------------
     def context_block(self, items: Sequence[ContextCandidate]) -> str:

@@ -8,8 +8,10 @@ CLI's ``/context`` command shows, and :meth:`AssembledContext.to_text` is ``/pro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from remem.context.architect import ChatMessage, to_anthropic, to_openai, to_text
@@ -78,12 +80,15 @@ class BudgetAccount:
         return self.rendered / self.prompt_budget if self.prompt_budget else 1.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AssembledContext:
-    """The assembled prompt with its inspectable account."""
+    """The assembled prompt with its inspectable account.
+
+    ``items`` (one :class:`ItemReport` per candidate and history turn, in input order, history
+    newest first) is built on first access: a turn that nobody inspects does not pay for it.
+    """
 
     messages: tuple[ChatMessage, ...]
-    items: tuple[ItemReport, ...]
     sections: tuple[SectionReport, ...]
     account: BudgetAccount
     tool_schemas_kept: tuple[int, ...]
@@ -91,6 +96,12 @@ class AssembledContext:
     method: str
     probes: int
     exhaustive: bool
+    build_items: Callable[[], tuple[ItemReport, ...]] = field(repr=False, compare=False)
+
+    @cached_property
+    def items(self) -> tuple[ItemReport, ...]:
+        """Every candidate's fate: kept, or dropped and why."""
+        return self.build_items()
 
     def to_text(self) -> str:
         """The plain-text prompt (the basis of the budget check)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,7 +41,7 @@ from remem.context.assembled import (
 from remem.context.candidates import ContextCandidate, HistoryTurn
 from remem.context.config import AssemblerConfig
 from remem.context.counting import TokenCounter
-from remem.context.filters import screen
+from remem.context.filters import LIVE, REASONS, normalise, screen
 from remem.context.packing import PackingProblem, accounted_cost, pack, shrink
 from remem.context.priming import Priming
 from remem.context.sections import SUPPORTING_ORDER, Section
@@ -53,6 +54,8 @@ HISTORY_TOKEN_UNIT = 32
 
 _MEMO_LIMIT = 1 << 16
 _GROUP = {s: g for g, s in enumerate(SUPPORTING_ORDER)}
+_REPORT_ORDER = (*SUPPORTING_ORDER, Section.PRIOR_HISTORY, Section.CURRENT_HISTORY)
+_ORDER_INDEX = {s: k for k, s in enumerate(_REPORT_ORDER)}
 
 
 def history_values(
@@ -72,14 +75,19 @@ def history_values(
 class ContextAssembler:
     """Assembles one turn's prompt within :class:`AssemblerConfig.budget`.
 
-    Keeps a bounded memo of token counts of rendered pieces (recalled memories recur from turn
-    to turn); it is per instance and never shared between counters.
+    Keeps bounded memos (per instance, so never shared between counters) of each candidate
+    text's rendered token count and duplicate key, and of rendered pieces' token counts:
+    recalled memories recur from turn to turn and are counted once.
     """
 
     config: AssemblerConfig = field(default_factory=AssemblerConfig)
     architect: PromptArchitect = field(default_factory=PromptArchitect)
     _counter: TokenCounter = field(init=False, repr=False)
     _memo: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _text_memo: dict[str, tuple[int, str]] = field(init=False, repr=False, default_factory=dict)
+    _turn_memo: dict[tuple[HistoryTurn, bool], str] = field(
+        init=False, repr=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self._counter = self.config.counter()
@@ -97,6 +105,15 @@ class ContextAssembler:
                 memo.clear()
             memo.update(zip(missing, self._counter.count(missing).tolist(), strict=True))
         return np.fromiter((memo[p] for p in pieces), dtype=np.int64, count=len(pieces))
+
+    def _turn_piece(self, turn: HistoryTurn, prior: bool) -> str:
+        key = (turn, prior)
+        piece = self._turn_memo.get(key)
+        if piece is None:
+            if len(self._turn_memo) > _MEMO_LIMIT:
+                self._turn_memo.clear()
+            piece = self._turn_memo[key] = self.architect.turn_piece(turn, prior=prior)
+        return piece
 
     def assemble(
         self,
@@ -137,16 +154,41 @@ class ContextAssembler:
                 "remain after output and tool reservations; raise the budget or shorten them"
             )
 
-        # Supporting candidates: value, screen, cost.
+        # Supporting candidates: one pass to columns, then value, screen and cost as arrays.
         weights = cfg.section_weights
-        values = np.fromiter(
-            (c.score * weights[c.section] for c in candidates), np.float64, len(candidates)
+        memo = self._text_memo
+        missing = list(dict.fromkeys(c.text for c in candidates if c.text not in memo))
+        if missing:
+            if len(memo) + len(missing) > _MEMO_LIMIT:
+                memo.clear()
+            pieces = [arch.item_piece_text(t) for t in missing]
+            tokens = self._counter.count(pieces).tolist()
+            memo.update(
+                zip(missing, zip(tokens, map(normalise, missing), strict=True), strict=True)
+            )
+        index = _ORDER_INDEX
+        rows = [
+            (index[c.section], c.score, c.decayed, c.superseded, *memo[c.text]) for c in candidates
+        ]
+        cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 6
+        codes = np.asarray(cols[0], dtype=np.int64)
+        scores = np.asarray(cols[1], dtype=np.float64)
+        costs = np.asarray(cols[4], dtype=np.int64)
+        weight_of = np.asarray([weights[s] for s in _REPORT_ORDER], dtype=np.float64)
+        values = scores * weight_of[codes]
+        is_core = codes == index[Section.CORE_MEMORY]
+        reason_codes, details = screen(
+            candidates,
+            is_core=is_core,
+            decayed=np.asarray(cols[2], dtype=np.bool_),
+            superseded=np.asarray(cols[3], dtype=np.bool_),
+            scores=scores,
+            values=values,
+            keys=cols[5],
+            config=cfg,
         )
-        drops = screen(candidates, values, cfg)
-        live = [i for i in range(len(candidates)) if i not in drops]
-        costs = np.zeros(len(candidates), dtype=np.int64)
-        if live:
-            costs[live] = self._count([arch.item_piece(candidates[i]) for i in live])
+        live_arr = np.flatnonzero(reason_codes == LIVE)
+        live = live_arr.tolist()
         header_costs = self._count([arch.header_piece(s) for s in SUPPORTING_ORDER])
         wrapper = int(self._count([CONTEXT_OPEN + CONTEXT_CLOSE])[0])
 
@@ -154,7 +196,7 @@ class ContextAssembler:
         current = sorted(current_history, key=lambda t: (t.timestamp, t.turn_number))[::-1]
         prior = sorted(prior_history, key=lambda t: (t.timestamp, t.turn_number))[::-1]
         chain = [(t, False) for t in current] + [(t, True) for t in prior]
-        chain_costs = self._count([arch.turn_piece(t, prior=p) for t, p in chain])
+        chain_costs = self._count([self._turn_piece(t, p) for t, p in chain])
         n_cur = len(current)
         chain_values = np.concatenate(
             [
@@ -168,16 +210,11 @@ class ContextAssembler:
                 ),
             ]
         )
-        live_arr = np.asarray(live, dtype=np.int64)
         problem = PackingProblem(
             item_costs=costs[live_arr],
             item_values=values[live_arr],
-            item_groups=np.fromiter(
-                (_GROUP[candidates[i].section] for i in live), np.int64, len(live)
-            ),
-            must_keep=np.fromiter(
-                (candidates[i].section is Section.CORE_MEMORY for i in live), np.bool_, len(live)
-            ),
+            item_groups=codes[live_arr],  # supporting sections: group == report order
+            must_keep=is_core[live_arr],
             group_costs=header_costs,
             wrapper_cost=wrapper,
             chain_costs=chain_costs,
@@ -199,52 +236,65 @@ class ContextAssembler:
                 break
             packing = shrink(problem, packing, rendered - prompt_budget)
 
-        # The account.
-        kept_live = dict(zip(live, packing.kept.tolist(), strict=True))
-        reports: list[ItemReport] = []
-        for i, c in enumerate(candidates):
-            reason, detail = drops.get(i, (None, ""))
-            is_kept = kept_live.get(i, False)
-            if reason is None and not is_kept:
-                reason = DropReason.OVER_BUDGET
-            reports.append(
-                ItemReport(
-                    c.id,
-                    c.section,
-                    int(costs[i]),
-                    c.score,
-                    float(values[i]),
-                    is_kept,
-                    reason,
-                    detail,
-                )
-            )
-        for k, ((turn, is_prior), cost, value) in enumerate(
-            zip(chain, chain_costs.tolist(), chain_values.tolist(), strict=True)
-        ):
-            is_kept = k < packing.chain_length
-            reports.append(
-                ItemReport(
-                    turn.id,
-                    Section.PRIOR_HISTORY if is_prior else Section.CURRENT_HISTORY,
-                    cost,
-                    1.0,
-                    value,
-                    is_kept,
-                    None if is_kept else DropReason.OVER_BUDGET,
-                    f"{turn.session_id}#{turn.turn_number}",
-                )
-            )
+        # The account: section totals now, per-item reports on demand.
+        n_sup = len(candidates)
+        history_codes = [
+            _ORDER_INDEX[Section.PRIOR_HISTORY if p else Section.CURRENT_HISTORY] for _, p in chain
+        ]
+        kept_all = np.zeros(n_sup + len(chain), dtype=np.bool_)
+        kept_all[live_arr[packing.kept]] = True
+        kept_all[n_sup : n_sup + packing.chain_length] = True
+        tokens_all = np.concatenate([costs, chain_costs])
+        all_codes = np.concatenate([codes, np.asarray(history_codes, dtype=np.int64)])
+        m = len(_REPORT_ORDER)
+        total = np.bincount(all_codes, minlength=m)
+        kept_n = np.bincount(all_codes[kept_all], minlength=m)
+        kept_tok = np.bincount(all_codes[kept_all], tokens_all[kept_all], minlength=m)
         sections: list[SectionReport] = []
-        for s in (*SUPPORTING_ORDER, Section.PRIOR_HISTORY, Section.CURRENT_HISTORY):
-            rows = [r for r in reports if r.section == s]
-            if not rows:
-                continue
-            kept_rows = [r for r in rows if r.kept]
-            tokens = sum(r.tokens for r in kept_rows)
-            if kept_rows and s in _GROUP:
-                tokens += int(header_costs[_GROUP[s]])
-            sections.append(SectionReport(s, len(kept_rows), len(rows) - len(kept_rows), tokens))
+        for code, s in enumerate(_REPORT_ORDER):
+            if total[code]:
+                tokens = int(kept_tok[code])
+                if kept_n[code] and s in _GROUP:
+                    tokens += int(header_costs[_GROUP[s]])
+                sections.append(
+                    SectionReport(s, int(kept_n[code]), int(total[code] - kept_n[code]), tokens)
+                )
+
+        def build_items() -> tuple[ItemReport, ...]:
+            reports: list[ItemReport] = []
+            for i, c in enumerate(candidates):
+                code = int(reason_codes[i])
+                reason = REASONS[code] if code != LIVE else None
+                if reason is None and not kept_all[i]:
+                    reason = DropReason.OVER_BUDGET
+                reports.append(
+                    ItemReport(
+                        c.id,
+                        c.section,
+                        int(costs[i]),
+                        c.score,
+                        float(values[i]),
+                        bool(kept_all[i]),
+                        reason,
+                        details.get(i, ""),
+                    )
+                )
+            for k, (turn, is_prior) in enumerate(chain):
+                is_kept = k < packing.chain_length
+                reports.append(
+                    ItemReport(
+                        turn.id,
+                        Section.PRIOR_HISTORY if is_prior else Section.CURRENT_HISTORY,
+                        int(chain_costs[k]),
+                        1.0,
+                        float(chain_values[k]),
+                        is_kept,
+                        None if is_kept else DropReason.OVER_BUDGET,
+                        f"{turn.session_id}#{turn.turn_number}",
+                    )
+                )
+            return tuple(reports)
+
         account = BudgetAccount(
             budget=cfg.budget,
             output_reserve=cfg.output_reserve,
@@ -260,7 +310,6 @@ class ContextAssembler:
         )
         return AssembledContext(
             messages=messages,
-            items=tuple(reports),
             sections=tuple(sections),
             account=account,
             tool_schemas_kept=tuple(schema_kept),
@@ -268,4 +317,5 @@ class ContextAssembler:
             method=packing.method,
             probes=packing.probes,
             exhaustive=packing.exhaustive,
+            build_items=build_items,
         )

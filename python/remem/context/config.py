@@ -94,7 +94,7 @@ class AssemblerConfig:
     min_score: float = 0.0
     section_min_score: Mapping[Section, float] = field(default_factory=dict)
     duplicate_threshold: float = 92.0
-    fuzzy_window: int = 128
+    fuzzy_window: int = 32
     min_current_turns: int = 1
     history_half_life_turns: float = 8.0
     max_history_probes: int = 8

@@ -5,7 +5,8 @@ value ≤ 0), then near-duplicates among what is left. Core-memory items are nev
 they are always kept when present.
 
 Near-duplicates (documented threshold): two items are duplicates when their *normalised* texts
-(case-folded, punctuation dropped, whitespace collapsed) are equal — checked for every candidate
+(case-folded, ASCII and common typographic punctuation dropped, whitespace
+collapsed) are equal — checked for every candidate
 in O(n) by hashing — or, among the ``fuzzy_window`` highest-valued candidates, when
 ``rapidfuzz.fuzz.ratio`` of the normalised texts is ≥ ``duplicate_threshold`` (default 92). The
 fuzzy pass is windowed because all-pairs similarity is quadratic; the items beyond the window
@@ -15,7 +16,7 @@ ties the earlier candidate), and the other is reported as ``duplicate of <id>``.
 
 from __future__ import annotations
 
-import re
+import string
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,54 +26,86 @@ from rapidfuzz import fuzz, process
 from remem.context.assembled import DropReason
 from remem.context.candidates import ContextCandidate
 from remem.context.config import AssemblerConfig
-from remem.context.sections import Section
 
-__all__ = ["normalise", "screen"]
+__all__ = ["LIVE", "REASONS", "normalise", "screen"]
 
-_NON_WORD = re.compile(r"[\W_]+")
+_PUNCTUATION = str.maketrans(
+    dict.fromkeys(
+        string.punctuation + "\u2018\u2019\u201c\u201d\u00ab\u00bb\u2013\u2014\u2026\u00b7\u2022",
+        " ",
+    )
+)
 
 
 def normalise(text: str) -> str:
-    """Case-folded words separated by single spaces: the duplicate key."""
-    return _NON_WORD.sub(" ", text.casefold()).strip()
+    """Case-folded words separated by single spaces, punctuation dropped: the duplicate key."""
+    return " ".join(text.casefold().translate(_PUNCTUATION).split())
+
+
+REASONS: tuple[DropReason, ...] = (
+    DropReason.DECAYED,
+    DropReason.SUPERSEDED,
+    DropReason.BELOW_THRESHOLD,
+    DropReason.DUPLICATE,
+)
+"""Reason codes returned by :func:`screen` (its ``reasons`` array indexes this tuple)."""
+
+LIVE = -1
 
 
 def screen(
-    candidates: Sequence[ContextCandidate], values: NDArray[np.float64], config: AssemblerConfig
-) -> dict[int, tuple[DropReason, str]]:
-    """Indices of the candidates to drop before packing, each with its reason and detail."""
-    drops: dict[int, tuple[DropReason, str]] = {}
-    live: list[int] = []
-    for i, c in enumerate(candidates):
-        if c.section is Section.CORE_MEMORY:
-            live.append(i)
-        elif c.decayed:
-            drops[i] = (DropReason.DECAYED, "")
-        elif c.superseded:
-            drops[i] = (DropReason.SUPERSEDED, "")
-        elif c.score < config.threshold(c.section) or values[i] <= 0:
-            drops[i] = (DropReason.BELOW_THRESHOLD, f"< {config.threshold(c.section):g}")
-        else:
-            live.append(i)
-    if len(live) < 2:
-        return drops
+    candidates: Sequence[ContextCandidate],
+    *,
+    is_core: NDArray[np.bool_],
+    decayed: NDArray[np.bool_],
+    superseded: NDArray[np.bool_],
+    scores: NDArray[np.float64],
+    values: NDArray[np.float64],
+    keys: Sequence[str],
+    config: AssemblerConfig,
+) -> tuple[NDArray[np.int8], dict[int, str]]:
+    """Screen candidates given their columns (``keys`` are :func:`normalise`-d texts).
+
+    Returns per candidate a reason code (an index into :data:`REASONS`) or :data:`LIVE`, and
+    details by index (``"duplicate of <id>"``, the threshold that was missed).
+    """
+    n = len(candidates)
+    reasons = np.full(n, LIVE, dtype=np.int8)
+    details: dict[int, str] = {}
+    if n == 0:
+        return reasons, details
+    decayed = decayed & ~is_core
+    superseded = superseded & ~is_core & ~decayed
+    if config.section_min_score:
+        thresholds = np.fromiter((config.threshold(c.section) for c in candidates), np.float64, n)
+    else:
+        thresholds = np.full(n, config.min_score)
+    low = ((scores < thresholds) | (values <= 0)) & ~is_core & ~decayed & ~superseded
+    reasons[decayed] = 0
+    reasons[superseded] = 1
+    reasons[low] = 2
+    for i in np.flatnonzero(low).tolist():
+        details[i] = f"< {thresholds[i]:g}" if scores[i] < thresholds[i] else "value 0"
+    live = np.flatnonzero(reasons == LIVE)
+    if live.size < 2:
+        return reasons, details
     # Core first, then value descending, then input order: the first copy seen is kept.
-    live.sort(key=lambda i: (candidates[i].section is not Section.CORE_MEMORY, -values[i], i))
-    keys = [normalise(candidates[i].text) for i in live]
-    seen: dict[str, int] = {}
+    order = live[np.lexsort((live, -values[live], ~is_core[live]))].tolist()
+    ordered_keys = [keys[i] for i in order]
+    first = dict(zip(reversed(ordered_keys), reversed(order), strict=True))
     survivors: list[int] = []
     survivor_keys: list[str] = []
-    for i, key in zip(live, keys, strict=True):
-        first = seen.get(key)
-        if first is not None and candidates[i].section is not Section.CORE_MEMORY:
-            drops[i] = (DropReason.DUPLICATE, f"duplicate of {candidates[first].id}")
-            continue
-        seen.setdefault(key, i)
-        survivors.append(i)
-        survivor_keys.append(key)
+    for i, key in zip(order, ordered_keys, strict=True):
+        twin = first[key]
+        if twin != i and not is_core[i]:
+            reasons[i] = 3
+            details[i] = f"duplicate of {candidates[twin].id}"
+        else:
+            survivors.append(i)
+            survivor_keys.append(key)
     window = min(config.fuzzy_window, len(survivors))
     if window < 2 or config.duplicate_threshold >= 100.0:
-        return drops
+        return reasons, details
     top = survivor_keys[:window]
     sims = process.cdist(
         top, top, scorer=fuzz.ratio, score_cutoff=config.duplicate_threshold, dtype=np.uint8
@@ -82,8 +115,8 @@ def screen(
     for a in np.flatnonzero(lower.any(axis=1)).tolist():
         i = survivors[a]
         hits = np.flatnonzero(lower[a, :a] & kept_mask[:a])
-        if hits.size and candidates[i].section is not Section.CORE_MEMORY:
-            twin = candidates[survivors[int(hits[0])]].id
-            drops[i] = (DropReason.DUPLICATE, f"near-duplicate of {twin}")
+        if hits.size and not is_core[i]:
+            reasons[i] = 3
+            details[i] = f"near-duplicate of {candidates[survivors[int(hits[0])]].id}"
             kept_mask[a] = False
-    return drops
+    return reasons, details

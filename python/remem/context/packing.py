@@ -101,23 +101,69 @@ def accounted_cost(problem: PackingProblem, kept: NDArray[np.bool_], chain_lengt
     )
 
 
-def _lp_bound(
-    costs: NDArray[np.int64], values: NDArray[np.float64], caps: NDArray[np.int64]
-) -> NDArray[np.float64]:
-    """Fractional-knapsack value at each capacity: an upper bound on every 0/1 selection."""
-    if costs.size == 0:
-        return np.zeros(caps.shape, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        density = np.where(costs > 0, values / np.maximum(costs, 1), np.inf)
-    order = np.argsort(-density, kind="stable")
-    pc = np.cumsum(costs[order])
-    pv = np.cumsum(values[order])
-    k = np.searchsorted(pc, caps, side="right")  # items that fit whole
-    whole = np.where(k > 0, pv[np.maximum(k - 1, 0)], 0.0)
-    used = np.where(k > 0, pc[np.maximum(k - 1, 0)], 0)
-    nxt = np.minimum(k, costs.size - 1)
-    frac = np.where(k < costs.size, (caps - used) * density[order[nxt]], 0.0)
-    return whole + np.where(np.isfinite(frac), frac, 0.0)
+class _Relaxation:
+    """The LP relaxation of the optional items: items by value density, with prefix sums."""
+
+    def __init__(self, costs: NDArray[np.int64], values: NDArray[np.float64]) -> None:
+        with np.errstate(divide="ignore"):
+            density = np.where(costs > 0, values / np.maximum(costs, 1), np.inf)
+        self.order = np.argsort(-density, kind="stable")
+        self.density = density[self.order]
+        self.pc = np.cumsum(costs[self.order])
+        self.pv = np.cumsum(values[self.order])
+        self.n = costs.size
+
+    def bound(self, caps: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Fractional-knapsack value at each capacity: ≥ every 0/1 selection's value."""
+        if self.n == 0:
+            return np.zeros(caps.shape, dtype=np.float64)
+        k = np.searchsorted(self.pc, caps, side="right")  # items that fit whole
+        prev = np.maximum(k - 1, 0)
+        whole = np.where(k > 0, self.pv[prev], 0.0)
+        used = np.where(k > 0, self.pc[prev], 0)
+        frac = np.where(k < self.n, (caps - used) * self.density[np.minimum(k, self.n - 1)], 0.0)
+        return whole + np.where(np.isfinite(frac), frac, 0.0)
+
+
+def _reduced_select(
+    lp: _Relaxation, costs: NDArray[np.int64], values: NDArray[np.float64], cap: int
+) -> tuple[NDArray[np.int64], float, str]:
+    """Exact 0/1 knapsack after the classic LP-bound variable fixing (Martello & Toth, 1990).
+
+    ``LB`` is the value of a feasible solution (the density-order prefix that fits). An item
+    the LP takes whole is fixed *in* when the bound without it, ``LP(cap + c) - v``, is below
+    ``LB``; an item after the critical one is fixed *out* when the bound with it,
+    ``v + LP(cap - c)``, is below ``LB``. Either way every optimal solution agrees with the fix,
+    so solving the knapsack over the free items at the residual capacity is exact — and far
+    smaller: only items near the critical density stay free.
+    """
+    n = lp.n
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0.0, "exact"
+    s = int(np.searchsorted(lp.pc, cap, side="right"))  # critical position in density order
+    if s >= n:  # everything fits
+        return np.sort(lp.order), float(lp.pv[-1]), "exact"
+    lb = float(lp.pv[s - 1]) if s else 0.0
+    tol = 1e-9 * max(1.0, abs(lb))
+    sc = costs[lp.order]
+    sv = values[lp.order]
+    fix_in = np.zeros(n, dtype=np.bool_)
+    fix_out = np.zeros(n, dtype=np.bool_)
+    if s:
+        fix_in[:s] = lp.bound(cap + sc[:s]) - sv[:s] + tol < lb
+    tail = np.arange(s + 1, n)
+    if tail.size:
+        room = cap - sc[tail]
+        fits = room >= 0
+        upper = np.full(tail.size, -np.inf)
+        upper[fits] = sv[tail[fits]] + lp.bound(room[fits])
+        fix_out[tail] = upper + tol < lb
+    free = ~(fix_in | fix_out)
+    residual = cap - int(sc[fix_in].sum())
+    sel = select_within_budget_detailed(sc[free], sv[free], residual, strategy="optimal")
+    chosen = np.concatenate([np.flatnonzero(fix_in), np.flatnonzero(free)[sel.indices]])
+    idx = np.sort(lp.order[chosen])
+    return idx, float(values[idx].sum()), sel.method
 
 
 def pack(problem: PackingProblem, strategy: Strategy = "optimal", max_probes: int = 8) -> Packing:
@@ -145,7 +191,8 @@ def pack(problem: PackingProblem, strategy: Strategy = "optimal", max_probes: in
     lengths = np.arange(forced, chain_len + 1)
     caps = cap0 - prefix_cost[lengths]
     lengths, caps = lengths[caps >= 0], caps[caps >= 0]
-    bounds = prefix_value[lengths] + _lp_bound(oc, ov, caps)
+    lp = _Relaxation(oc, ov)
+    bounds = prefix_value[lengths] + lp.bound(caps)
     order = np.lexsort((-lengths, -bounds))  # highest bound first; longer history on ties
 
     best_t, best_value, best_sel, method = forced, -np.inf, np.zeros(0, dtype=np.int64), "exact"
@@ -156,11 +203,15 @@ def pack(problem: PackingProblem, strategy: Strategy = "optimal", max_probes: in
         if probes == max_probes:
             exhaustive = False
             break
-        sel = select_within_budget_detailed(oc, ov, int(caps[j]), strategy=strategy)
+        if strategy == "optimal":
+            idx, sel_value, sel_method = _reduced_select(lp, oc, ov, int(caps[j]))
+        else:
+            sel = select_within_budget_detailed(oc, ov, int(caps[j]), strategy=strategy)
+            idx, sel_value, sel_method = sel.indices, sel.total_value, sel.method
         probes += 1
-        value = float(prefix_value[lengths[j]]) + sel.total_value
+        value = float(prefix_value[lengths[j]]) + sel_value
         if value > best_value:
-            best_t, best_value, best_sel, method = int(lengths[j]), value, sel.indices, sel.method
+            best_t, best_value, best_sel, method = int(lengths[j]), value, idx, sel_method
 
     kept = must.copy()
     kept[opt_idx[best_sel]] = True
