@@ -9,9 +9,30 @@ from remem.context import ContextCandidate, HistoryTurn, Section
 
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 _WORDS = (
-    "Ana Lisbon coffee project deadline garden python rust budget sister concert train "
-    "piano doctor Tuesday recipe novel bicycle meeting invoice holiday mountain river"
-).split()
+    "Ana",
+    "Lisbon",
+    "coffee",
+    "project",
+    "deadline",
+    "garden",
+    "python",
+    "rust",
+    "budget",
+    "sister",
+    "concert",
+    "train",
+    "piano",
+    "doctor",
+    "Tuesday",
+    "recipe",
+    "novel",
+    "bicycle",
+    "meeting",
+    "invoice",
+    "holiday",
+    "mountain",
+    "river",
+)
 _SUPPORTING = (
     Section.ENTITIES,
     Section.KNOWN_FACTS,

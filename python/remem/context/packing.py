@@ -28,7 +28,15 @@ role lines). Section headers and the context wrapper are charged only for non-em
 they are reserved up front for every section that has eligible items, and after packing the
 reservations of sections that ended empty are released and the freed tokens refilled (first by
 extending the chain, then with the densest remaining items, paying a header if the item opens a
-section). The refill only adds items, so the value never decreases.
+section). The refill only adds items, so the value never decreases. The search is therefore
+exact *given* the reservation: a packing that saves a header by leaving a section empty (a few
+tokens per section) can beat it, and ``"optimal"`` also runs the greedy search and keeps the
+better of the two, so it is never worse than ``"greedy"``.
+
+Speed. Before each exact knapsack the classic LP-bound variable fixing (see
+:func:`_reduced_select`) fixes every item whose inclusion or exclusion provably cannot change the
+optimum, so the native DP runs only over the few items near the critical value density, at the
+residual capacity.
 
 Utilisation. At the end no remaining eligible item fits in the slack (the refill would have taken
 it) and no further chain link fits; so ``slack < min(cost of every dropped eligible item,
@@ -121,7 +129,10 @@ class _Relaxation:
         prev = np.maximum(k - 1, 0)
         whole = np.where(k > 0, self.pv[prev], 0.0)
         used = np.where(k > 0, self.pc[prev], 0)
-        frac = np.where(k < self.n, (caps - used) * self.density[np.minimum(k, self.n - 1)], 0.0)
+        with np.errstate(invalid="ignore"):  # 0 x inf for zero-cost items: no fraction
+            frac = np.where(
+                k < self.n, (caps - used) * self.density[np.minimum(k, self.n - 1)], 0.0
+            )
         return whole + np.where(np.isfinite(frac), frac, 0.0)
 
 
@@ -167,7 +178,20 @@ def _reduced_select(
 
 
 def pack(problem: PackingProblem, strategy: Strategy = "optimal", max_probes: int = 8) -> Packing:
-    """Choose the chain length and supporting items; see the module docstring for the method."""
+    """Choose the chain length and supporting items; see the module docstring for the method.
+
+    ``"optimal"`` also runs the (cheap) greedy search and returns the better of the two: the
+    exact search is exact *given* the header reservation, and a greedy packing that leaves a
+    section empty may refill the freed header tokens more profitably. So optimal ≥ greedy always.
+    """
+    if strategy == "optimal":
+        exact = _pack(problem, "optimal", max_probes)
+        greedy = _pack(problem, "greedy", max_probes)
+        return exact if exact.value >= greedy.value else greedy
+    return _pack(problem, strategy, max_probes)
+
+
+def _pack(problem: PackingProblem, strategy: Strategy, max_probes: int) -> Packing:
     p = problem
     n = p.item_costs.size
     must = p.must_keep
