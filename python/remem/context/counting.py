@@ -51,6 +51,8 @@ class TokenCounter:
         ``mode="exact"`` with an unknown encoding is a ConfigError; ``mode="estimate"`` always
         estimates.
         """
+        if mode not in ("auto", "exact", "estimate"):
+            raise ConfigError(f"count mode {mode!r} is unknown; use auto, exact or estimate")
         if mode == "estimate":
             return cls(None)
         if encoding in EXACT_ENCODINGS:
@@ -60,8 +62,6 @@ class TokenCounter:
                 f"exact token counting needs one of {sorted(EXACT_ENCODINGS)}, got "
                 f"{encoding!r}; pass mode='auto' to fall back to the estimator"
             )
-        if mode != "auto":
-            raise ConfigError(f"count mode {mode!r} is unknown; use auto, exact or estimate")
         return cls(None)
 
     @property
