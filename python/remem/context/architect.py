@@ -49,7 +49,12 @@ def _block(role: Role, content: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PromptArchitect:
-    """Renders the pieces and lays them out. ``timestamp_format`` is a strftime pattern (UTC)."""
+    """Renders the pieces and lays them out (system, history, context, query; module docstring).
+
+    A placement strategy, not a guarantee: putting supporting context next to the query makes
+    it likelier to be used, but the model may still miss or misread any detail it is given.
+    ``timestamp_format`` is a strftime pattern applied to UTC timestamps.
+    """
 
     timestamp_format: str = "%Y-%m-%d %H:%M UTC"
 

@@ -90,19 +90,17 @@ def screen(
     if live.size < 2:
         return reasons, details
     # Core first, then value descending, then input order: the first copy seen is kept.
-    order = live[np.lexsort((live, -values[live], ~is_core[live]))].tolist()
-    ordered_keys = [keys[i] for i in order]
-    first = dict(zip(reversed(ordered_keys), reversed(order), strict=True))
-    survivors: list[int] = []
-    survivor_keys: list[str] = []
-    for i, key in zip(order, ordered_keys, strict=True):
-        twin = first[key]
-        if twin != i and not is_core[i]:
-            reasons[i] = 3
-            details[i] = f"duplicate of {candidates[twin].id}"
-        else:
-            survivors.append(i)
-            survivor_keys.append(key)
+    order = live[np.lexsort((live, -values[live], ~is_core[live]))]
+    ordered_keys = [keys[i] for i in order.tolist()]
+    first = dict(zip(reversed(ordered_keys), reversed(order.tolist()), strict=True))
+    twins = np.fromiter((first[k] for k in ordered_keys), np.int64, order.size)
+    duplicate = (twins != order) & ~is_core[order]
+    for i, twin in zip(order[duplicate].tolist(), twins[duplicate].tolist(), strict=True):
+        reasons[i] = 3
+        details[i] = f"duplicate of {candidates[twin].id}"
+    keep = np.flatnonzero(~duplicate)
+    survivors = order[keep].tolist()
+    survivor_keys = [ordered_keys[k] for k in keep[: config.fuzzy_window].tolist()]
     window = min(config.fuzzy_window, len(survivors))
     if window < 2 or config.duplicate_threshold >= 100.0:
         return reasons, details
