@@ -184,14 +184,22 @@ def pack(problem: PackingProblem, strategy: Strategy = "optimal", max_probes: in
     exact search is exact *given* the header reservation, and a greedy packing that leaves a
     section empty may refill the freed header tokens more profitably. So optimal ≥ greedy always.
     """
+    opt_idx = np.flatnonzero(~problem.must_keep & (problem.item_values > 0))
+    lp = _Relaxation(problem.item_costs[opt_idx], problem.item_values[opt_idx])
     if strategy == "optimal":
-        exact = _pack(problem, "optimal", max_probes)
-        greedy = _pack(problem, "greedy", max_probes)
+        exact = _pack(problem, "optimal", max_probes, opt_idx, lp)
+        greedy = _pack(problem, "greedy", max_probes, opt_idx, lp)
         return exact if exact.value >= greedy.value else greedy
-    return _pack(problem, strategy, max_probes)
+    return _pack(problem, strategy, max_probes, opt_idx, lp)
 
 
-def _pack(problem: PackingProblem, strategy: Strategy, max_probes: int) -> Packing:
+def _pack(
+    problem: PackingProblem,
+    strategy: Strategy,
+    max_probes: int,
+    opt_idx: NDArray[np.int64],
+    lp: _Relaxation,
+) -> Packing:
     p = problem
     n = p.item_costs.size
     must = p.must_keep
@@ -209,13 +217,11 @@ def _pack(problem: PackingProblem, strategy: Strategy, max_probes: int) -> Packi
             f"{forced} most recent turn(s) ({int(prefix_cost[forced])}) exceed the "
             f"{p.budget} tokens left for context; raise the budget or lower min_current_turns"
         )
-    opt_idx = np.flatnonzero(~must & (p.item_values > 0))
     oc = p.item_costs[opt_idx]
     ov = p.item_values[opt_idx]
     lengths = np.arange(forced, chain_len + 1)
     caps = cap0 - prefix_cost[lengths]
     lengths, caps = lengths[caps >= 0], caps[caps >= 0]
-    lp = _Relaxation(oc, ov)
     bounds = prefix_value[lengths] + lp.bound(caps)
     order = np.lexsort((-lengths, -bounds))  # highest bound first; longer history on ties
 
