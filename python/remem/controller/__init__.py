@@ -6,7 +6,6 @@ from remem.controller.config import (
     ControllerConfig,
     ExtractionConfig,
     FusionConfig,
-    PrimingConfig,
 )
 from remem.controller.controller import MemoryController, Telemetry
 from remem.controller.extraction import (
@@ -33,7 +32,6 @@ __all__ = [
     "Extractor",
     "FusionConfig",
     "MemoryController",
-    "PrimingConfig",
     "RankedList",
     "Telemetry",
     "decay_rescore",

@@ -1,4 +1,4 @@
-"""Controller settings: fusion, candidate depth, inclusion, extraction cadence, priming.
+"""Controller settings: fusion, candidate depth, inclusion, extraction cadence.
 
 Every value is validated on construction (ConfigError names the field). :class:`ControllerConfig`
 is the one place the controller's defaults live; :class:`remem.runtime_config.RuntimeConfig`
@@ -74,32 +74,6 @@ class ExtractionConfig:
                 raise ConfigError(f"extraction.{name} must be an integer ≥ 1, got {value!r}")
         if not (math.isfinite(self.drain_timeout) and self.drain_timeout >= 0):
             raise ConfigError(f"drain_timeout must be ≥ 0 seconds, got {self.drain_timeout!r}")
-
-
-@dataclass(frozen=True)
-class PrimingConfig:
-    """Cross-session priming settings, kept for context assembly (another issue).
-
-    The controller's fallback requests no previous sessions (``previous_sessions=0``); the Chat
-    template of Friday requests two. Choose explicitly.
-    """
-
-    enabled: bool = True
-    top_entities: int = 10
-    max_insights: int = 5
-    max_summaries: int = 3
-    max_known_facts: int = 20
-    recency_days: int = 30
-    token_budget: int = 1_000
-    previous_sessions: int = 0
-    previous_session_turns: int = 0
-
-    def __post_init__(self) -> None:
-        for name, value in vars(self).items():
-            if name == "enabled":
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"priming.{name} must be an integer ≥ 0, got {value!r}")
 
 
 @dataclass(frozen=True)

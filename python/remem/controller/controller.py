@@ -33,7 +33,8 @@ from typing import Protocol, Self
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.config import ControllerConfig, PrimingConfig
+from remem.context.priming import PrimingConfig
+from remem.controller.config import ControllerConfig
 from remem.controller.extraction import ExtractionContext, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
@@ -108,7 +109,8 @@ class MemoryController:
         self.record_store = record_store
         self.transcript_store = transcript_store
         self.telemetry = telemetry
-        self.priming = priming if priming is not None else PrimingConfig()
+        # The controller's fallback primes from no previous sessions (see PrimingConfig presets).
+        self.priming = priming if priming is not None else PrimingConfig.controller_fallback()
         self.access_tracker = access_tracker
         self.graph_scorer = graph_scorer
         self.config = config if config is not None else ControllerConfig()
