@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -89,7 +90,9 @@ class Stack:
         await self.collections.add([r for r in records if r.lifecycle.stage in STAGED])
 
     async def stages(self) -> dict[str, str]:
-        return {r.id: r.lifecycle.stage.value for r in await self.records.scan(include_superseded=True)}
+        return {
+            r.id: r.lifecycle.stage.value for r in await self.records.scan(include_superseded=True)
+        }
 
     async def collection_of(self) -> dict[str, str]:
         """Which staged collection holds each vector (an id in two collections would fail)."""
@@ -103,13 +106,18 @@ class Stack:
         return where
 
 
-async def _stack(kind: str, root: Path, request: pytest.FixtureRequest) -> AsyncIterator[Stack]:
+@asynccontextmanager
+async def open_stack(
+    kind: str, root: Path, request: pytest.FixtureRequest | None = None
+) -> AsyncIterator[Stack]:
+    """A stack under ``root``; reopening the same root sees the same data."""
     records: RecordStore
     vectors: VectorStore
     if kind == "duckdb":
         records = DuckDBRecordStore(root / "memory.duckdb")
         vectors = HnswVectorStore(root / "vectors")
     else:
+        assert request is not None
         dsn = request.getfixturevalue("pg_dsn")
         records = PostgresRecordStore(dsn)
         vectors = PgVectorStore(dsn)
@@ -124,12 +132,12 @@ async def _stack(kind: str, root: Path, request: pytest.FixtureRequest) -> Async
 @pytest.fixture
 async def stack(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Stack]:
     """DuckDB record store + HnswVectorStore collections under tmp_path."""
-    async for s in _stack("duckdb", tmp_path, request):
+    async with open_stack("duckdb", tmp_path, request) as s:
         yield s
 
 
 @pytest.fixture(params=["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def any_stack(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Stack]:
     """The same stack on each backend: DuckDB + HNSW, PostgreSQL + pgvector."""
-    async for s in _stack(request.param, tmp_path, request):
+    async with open_stack(request.param, tmp_path, request) as s:
         yield s

@@ -1,4 +1,4 @@
-"""LifecycleManager.preview: each rule with ManualClock time travel, on real DuckDB + HNSW stores."""
+"""LifecycleManager.preview: each rule with ManualClock time travel, on DuckDB + HNSW stores."""
 
 from __future__ import annotations
 

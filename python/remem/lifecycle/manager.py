@@ -80,6 +80,8 @@ class LifecycleManager(StoreLifecycle):
         self._open_lock = asyncio.Lock()
         self._executed: set[str] = set()
         self._maintenance = MaintenanceLoop(self.clock, sleeper)
+        self.recovered_plans = 0
+        """Interrupted plans rolled forward by this manager (on open, execute or recover)."""
         self.last_report: ExecutionReport | None = None
         """The report of the latest successful execute (by maintenance or a direct call)."""
 
@@ -210,7 +212,11 @@ class LifecycleManager(StoreLifecycle):
     # -- recovery -------------------------------------------------------------------------------
 
     async def recover(self) -> int:
-        """Roll forward every plan the journal says was begun and not done; return how many."""
+        """Roll forward every plan the journal says was begun and not done; return how many.
+
+        Opening the manager already does this, so the count excludes plans recovered on open
+        (``recovered_plans`` counts them all).
+        """
         await self._ready()
         async with self._lock:
             return await self._recover_pending_locked()
@@ -223,6 +229,7 @@ class LifecycleManager(StoreLifecycle):
         pending = self.journal.pending()
         for item in pending:
             await self._roll_forward(item)
+            self.recovered_plans += 1
         return len(pending)
 
     async def _roll_forward(self, item: PendingPlan) -> None:

@@ -69,10 +69,10 @@ def stale_reason(record: MemoryRecord, change: PlannedChange) -> str | None:
         return f"superseded by {record.superseded_by!r}"
     if lc.stage is not change.from_stage:
         return f"stage is {lc.stage.value}, was {change.from_stage.value}"
-    if lc.base_score != change.base_score:
-        return f"base score is {lc.base_score}, was {change.base_score}"
     if _micros_of(lc.score_reference_time) != micros(change.score_reference_time):
         return "accessed since the preview (score reference time moved)"
+    if lc.base_score != change.base_score:
+        return f"base score is {lc.base_score}, was {change.base_score}"
     if lc.protected != change.protected:
         return f"protected is {lc.protected}, was {change.protected}"
     return None
