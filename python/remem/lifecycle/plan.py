@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import NamedTuple
 
 from remem.lifecycle.decay import DecayConfig
 from remem.lifecycle.promotion import PromotionConfig
@@ -40,12 +41,17 @@ class PlanAction(StrEnum):
     """decayed → short_term."""
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedChange:
+class PlannedChange(NamedTuple):
     """One record's planned stage change, its scores at the plan's time, and the reason.
 
     ``base_score``, ``score_reference_time`` (UNIX seconds) and ``protected`` are the record's state
     the change was decided on; ``execute`` refuses the plan if the record no longer has them.
+    ``detail`` is the quantity the rule compared besides the scores (hours of age for promote,
+    hours since the last access for decay, days since decay for delete).
+
+    A NamedTuple with a lazily formatted :attr:`reason`: a plan over a large store holds one
+    change per changed record, and a tuple plus a shared template is several times cheaper to
+    build than a frozen dataclass with an eagerly formatted message.
     """
 
     id: str
@@ -54,10 +60,18 @@ class PlannedChange:
     to_stage: MemoryStage
     decay_score: float
     promotion_score: float
-    reason: str
     base_score: float
     score_reference_time: float
     protected: bool
+    detail: float = 0.0
+    reason_template: str = ""
+
+    @property
+    def reason(self) -> str:
+        """Why the rule chose this change, e.g. ``decay score 0.153 < 0.2 after 188.0 h ...``."""
+        return self.reason_template.format(
+            d=self.decay_score, p=self.promotion_score, x=self.detail
+        )
 
 
 @dataclass(frozen=True)

@@ -96,10 +96,10 @@ def _change_from_json(row: list[Any]) -> PlannedChange:
         to_stage=MemoryStage(row[3]),
         decay_score=float(row[4]),
         promotion_score=float(row[5]),
-        reason="replayed from the plan journal",
         base_score=float(row[6]),
         score_reference_time=float(row[7]),
         protected=bool(row[8]),
+        reason_template="replayed from the plan journal",
     )
 
 

@@ -25,7 +25,6 @@ age, so hourly passes reach the same stages and scores as one pass at the end.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 import numpy as np
@@ -39,6 +38,8 @@ from remem.models import MemoryStage
 from remem.stores.records import LifecycleColumns
 
 __all__ = ["evaluate_rules"]
+
+_STAGES = {stage.value: stage for stage in MemoryStage}
 
 _TARGET = {
     PlanAction.PROMOTE: MemoryStage.LONG_TERM,
@@ -101,28 +102,35 @@ def evaluate_rules(
     reactivate_mask = decayed & ~faded
     delete_mask = decayed & faded & unprotected & expired
 
+    idle_h = np.maximum(0.0, (t_now - cols.score_reference_time) / 3600.0)
+    retained_days = retained_s / 86400.0
+
     def build(
-        action: PlanAction, mask: NDArray[np.bool_], reason: Callable[[int], str]
+        action: PlanAction,
+        mask: NDArray[np.bool_],
+        detail: NDArray[np.float64],
+        template: str,
     ) -> tuple[PlannedChange, ...]:
-        # A Python object per changed record only; every score above came from one native pass.
+        # A tuple per changed record only; every score above came from one native pass, and the
+        # reason is formatted when read.
+        idx = np.flatnonzero(mask)
         target = _TARGET[action]
         return tuple(
             PlannedChange(
-                id=cols.ids[i],
-                action=action,
-                from_stage=MemoryStage(cols.stage[i]),
-                to_stage=target,
-                decay_score=float(d[i]),
-                promotion_score=float(p[i]),
-                reason=reason(i),
-                base_score=float(cols.base_score[i]),
-                score_reference_time=float(cols.score_reference_time[i]),
-                protected=bool(cols.protected[i]),
+                cols.ids[i], action, _STAGES[cols.stage[i]], target, dv, pv, b, r, pr, x, template
             )
-            for i in np.flatnonzero(mask).tolist()
+            for i, dv, pv, b, r, pr, x in zip(
+                idx.tolist(),
+                d[idx].tolist(),
+                p[idx].tolist(),
+                cols.base_score[idx].tolist(),
+                cols.score_reference_time[idx].tolist(),
+                cols.protected[idx].tolist(),
+                detail[idx].tolist(),
+                strict=True,
+            )
         )
 
-    idle_h = np.maximum(0.0, (t_now - cols.score_reference_time) / 3600.0)
     th_d, th_p = decay.decay_threshold, decay.promotion_threshold
     return LifecyclePlan(
         created_at=now.astimezone(UTC),
@@ -132,27 +140,27 @@ def evaluate_rules(
         promote=build(
             PlanAction.PROMOTE,
             promote_mask,
-            lambda i: (
-                f"promotion score {p[i]:.3f} >= {th_p} at age {age_h[i]:.1f} h "
-                f"(>= {decay.short_term_min_age_hours} h)"
-            ),
+            age_h,
+            f"promotion score {{p:.3f}} >= {th_p} at age {{x:.1f}} h "
+            f"(>= {decay.short_term_min_age_hours} h)",
         ),
         decay=build(
             PlanAction.DECAY,
             decay_mask,
-            lambda i: f"decay score {d[i]:.3f} < {th_d} after {idle_h[i]:.1f} h since last access",
+            idle_h,
+            f"decay score {{d:.3f}} < {th_d} after {{x:.1f}} h since last access",
         ),
         delete=build(
             PlanAction.DELETE,
             delete_mask,
-            lambda i: (
-                f"decayed {retained_s[i] / 86400.0:.1f} days ago "
-                f"(retention {decay.decayed_retention_days} days), decay score {d[i]:.3f}"
-            ),
+            retained_days,
+            f"decayed {{x:.1f}} days ago (retention {decay.decayed_retention_days} days), "
+            "decay score {d:.3f}",
         ),
         reactivate=build(
             PlanAction.REACTIVATE,
             reactivate_mask,
-            lambda i: f"decay score {d[i]:.3f} >= {th_d} again (reinforced by access)",
+            d,
+            f"decay score {{d:.3f}} >= {th_d} again (reinforced by access)",
         ),
     )
