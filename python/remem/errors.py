@@ -15,6 +15,8 @@ The tree::
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
     ├── EmbeddingError                            an embedding provider failed or answered badly
+    ├── LifecycleError                            lifecycle maintenance refused or failed
+    │   └── StalePlanError                        records changed since the plan was previewed
     └── StoreError                                a store refused or failed an operation
         ├── StoreClosedError                      used after aclose()
         ├── DuplicateIdError                      an id that already exists; nothing changed
@@ -43,12 +45,14 @@ __all__ = [
     "IntegrityError",
     "InvalidArgumentError",
     "LayoutError",
+    "LifecycleError",
     "NaiveDatetimeError",
     "NativeError",
     "NonFiniteError",
     "NotFoundError",
     "RememError",
     "ShapeError",
+    "StalePlanError",
     "StoreClosedError",
     "StoreError",
     "UnknownEncodingError",
@@ -105,6 +109,14 @@ class NativeError(RememError, RuntimeError):
 
 class EmbeddingError(RememError):
     """An embedding provider failed or returned an invalid response; the message names it."""
+
+
+class LifecycleError(RememError):
+    """Lifecycle maintenance refused or failed an operation."""
+
+
+class StalePlanError(LifecycleError):
+    """A lifecycle plan no longer matches the records it would change; nothing was changed."""
 
 
 class StoreError(RememError):

@@ -245,6 +245,28 @@ async def test_lifecycle_columns_and_relationship_count(stores: Pair) -> None:
     assert empty.base_score.shape == (0,)
 
 
+async def test_lifecycle_columns_decayed_at_and_superseded(store: RecordStore) -> None:
+    decayed_at = T0 + timedelta(days=2, microseconds=123457)
+    recs = [
+        record(0),
+        record(1, lifecycle=lifecycle(1, stage=MemoryStage.DECAYED, decayed_at=decayed_at)),
+        record(2),
+    ]
+    await store.put(recs)
+    await store.supersede("rec-00000", "rec-00002", at=T0 + timedelta(days=1))
+    cols = await store.lifecycle_columns()
+    assert cols.ids == ["rec-00000", "rec-00001", "rec-00002"]
+    assert cols.superseded.tolist() == [True, False, False]
+    assert math.isnan(cols.decayed_at[0])
+    assert math.isnan(cols.decayed_at[2])
+    assert round(cols.decayed_at[1] * 1e6) == round(decayed_at.timestamp() * 1e6)
+    assert cols.decayed_at.dtype == np.float64
+    assert cols.superseded.dtype == np.bool_
+    empty = await store.lifecycle_columns(stages=[MemoryStage.DELETED])
+    assert empty.decayed_at.shape == (0,)
+    assert empty.superseded.shape == (0,)
+
+
 async def test_many_records_no_caps(store: RecordStore) -> None:
     n = 12_000
     await store.put([record(i) for i in range(n)])

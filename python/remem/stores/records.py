@@ -18,7 +18,9 @@ from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, Memo
 class LifecycleColumns:
     """Columnar lifecycle state of many records, ready for the native fused scorer.
 
-    Times are float64 UNIX seconds; ``stage`` holds MemoryStage values as strings.
+    Times are float64 UNIX seconds; ``stage`` holds MemoryStage values as strings;
+    ``decayed_at`` is NaN where the record has none; ``superseded`` is True where
+    ``superseded_by`` is set.
     """
 
     ids: list[str]
@@ -30,6 +32,8 @@ class LifecycleColumns:
     confidence: NDArray[np.float64]
     relationship_count: NDArray[np.int64]
     protected: NDArray[np.bool_]
+    decayed_at: NDArray[np.float64]
+    superseded: NDArray[np.bool_]
 
 
 @runtime_checkable

@@ -215,14 +215,16 @@ class DuckDBRecordStore(DuckDBStore):
         sql = f"""
             WITH sel AS (
                 SELECT id, stage, base_score, score_reference_time, created_at, access_count,
-                       confidence, protected, entity_ids
+                       confidence, protected, entity_ids, decayed_at,
+                       superseded_by IS NOT NULL AS superseded
                 FROM memory_records WHERE {where}
             ),
             {RELATIONSHIP_COUNT_SQL}
             SELECT sel.id, stage, base_score,
                    score_reference_time / 1e6 AS score_reference_time,
                    created_at / 1e6 AS created_at, access_count, confidence,
-                   coalesce(rel_counts.n, 0)::BIGINT AS relationship_count, protected
+                   coalesce(rel_counts.n, 0)::BIGINT AS relationship_count, protected,
+                   coalesce(decayed_at / 1e6, 'NaN'::DOUBLE) AS decayed_at, superseded
             FROM sel LEFT JOIN rel_counts USING (id)
             ORDER BY sel.created_at, sel.id
         """
@@ -241,6 +243,8 @@ class DuckDBRecordStore(DuckDBStore):
             confidence=np.ascontiguousarray(cols["confidence"], dtype=np.float64),
             relationship_count=np.ascontiguousarray(cols["relationship_count"], dtype=np.int64),
             protected=np.ascontiguousarray(cols["protected"], dtype=np.bool_),
+            decayed_at=np.ascontiguousarray(cols["decayed_at"], dtype=np.float64),
+            superseded=np.ascontiguousarray(cols["superseded"], dtype=np.bool_),
         )
 
     async def update_lifecycle(

@@ -198,7 +198,8 @@ class PostgresRecordStore(PostgresStore):
         sql = f"""
             WITH sel AS (
                 SELECT id, stage, base_score, score_reference_time, created_at, access_count,
-                       confidence, protected, entity_ids
+                       confidence, protected, entity_ids, decayed_at,
+                       superseded_by IS NOT NULL AS superseded
                 FROM memory_records WHERE {where}
             ),
             rel_ends AS (
@@ -216,7 +217,8 @@ class PostgresRecordStore(PostgresStore):
             SELECT sel.id, stage, base_score,
                    extract(epoch FROM score_reference_time)::float8,
                    extract(epoch FROM created_at)::float8, access_count, confidence,
-                   coalesce(rel_counts.n, 0)::int8, protected
+                   coalesce(rel_counts.n, 0)::int8, protected,
+                   coalesce(extract(epoch FROM decayed_at)::float8, 'NaN'::float8), superseded
             FROM sel LEFT JOIN rel_counts ON rel_counts.id = sel.id
             ORDER BY sel.created_at, sel.id COLLATE "C"
         """
@@ -227,7 +229,7 @@ class PostgresRecordStore(PostgresStore):
             return await cur.fetchall()
 
         rows = await self._tx(work, action="lifecycle_columns")
-        cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [()] * 9
+        cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [()] * 11
         return LifecycleColumns(
             ids=list(cols[0]),
             stage=list(cols[1]),
@@ -238,6 +240,8 @@ class PostgresRecordStore(PostgresStore):
             confidence=np.array(cols[6], dtype=np.float64),
             relationship_count=np.array(cols[7], dtype=np.int64),
             protected=np.array(cols[8], dtype=np.bool_),
+            decayed_at=np.array(cols[9], dtype=np.float64),
+            superseded=np.array(cols[10], dtype=np.bool_),
         )
 
     async def update_lifecycle(
