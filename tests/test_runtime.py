@@ -58,6 +58,24 @@ async def test_recall_reinforces_usage_through_the_tracker(tmp_path: Path) -> No
         assert hit.signals["usage"] > 1.0
 
 
+async def test_lifecycle_manager_is_wired_and_decays_unused_memories(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    async with remem.Runtime.open(tmp_path, clock=clock) as rt:
+        rec = await rt.controller.remember("Ana lives in Lisbon")
+        assert rt.lifecycle is not None
+        assert (await rt.lifecycle.preview()).total == 0  # nothing is due yet
+        clock.advance(timedelta(days=10))  # 1.0 · exp(-0.01 · 240 h) ≈ 0.09 < 0.2
+        plan = await rt.lifecycle.preview()
+        assert [c.id for c in plan.decay] == [rec.id]
+        await rt.lifecycle.execute(plan)
+    async with remem.Runtime.open(tmp_path, clock=clock) as rt:
+        (after,) = await rt.controller.record_store.get([rec.id])
+        assert after.lifecycle.stage is MemoryStage.DECAYED
+        assert await rt.controller.recall("Ana Lisbon", stages=["short_term"]) == []
+        hits = await rt.controller.recall("Ana Lisbon", include_decayed=True)
+        assert [h.record.id for h in hits if h.record.id == rec.id] == [rec.id]
+
+
 def test_describe_prints_effective_configuration(tmp_path: Path) -> None:
     rt = remem.Runtime.open(tmp_path, backend="postgres", dsn="postgresql://u:secret@h/db")
     text = rt.describe()

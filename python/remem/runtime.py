@@ -17,8 +17,8 @@ Backends (see :class:`~remem.runtime_config.RuntimeConfig`):
   blocking connection; a move is also replayed idempotently by whichever process opens ``path``.
 
 Stores open in order (transcript, episodic, records, graph, vectors, collections) and close in
-reverse; a failure while opening closes what was opened. The lifecycle manager (another branch)
-plugs in at :meth:`Runtime._attach_lifecycle` — LIFECYCLE HOOK.
+reverse; a failure while opening closes what was opened. The lifecycle manager (no background
+work unless the application starts it) is ``rt.lifecycle``, opened last.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.embeddings import EmbeddingService, HashingEmbedder
 from remem.errors import ConfigError, StoreClosedError
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
-from remem.lifecycle import DecayCalculator
+from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
 from remem.runtime_config import RuntimeConfig
 from remem.staging import CollectionManager, FileMoveJournal
@@ -60,7 +60,7 @@ class Runtime:
         self.extractor = extractor
         self._controller: MemoryController | None = None
         self._closers: list[Any] = []
-        self.lifecycle: Any | None = None
+        self.lifecycle: LifecycleManager | None = None
         self._closed = False
 
     # -- construction -----------------------------------------------------------------------------
@@ -172,15 +172,22 @@ class Runtime:
             clock=self.clock,
         )
         self._closers.append(self._controller)
-        self._attach_lifecycle(records, collections, decay)
+        await self._attach_lifecycle(records, collections)
 
-    def _attach_lifecycle(
-        self, records: RecordStore, collections: CollectionManager, decay: DecayCalculator
-    ) -> None:
-        """LIFECYCLE HOOK: wire ``LifecycleManager(records, collections, decay=..., promotion=...,
-        clock=self.clock, journal=...)`` into ``self.lifecycle`` (and ``self._closers``) once the
-        lifecycle branch is merged. Until then maintenance is not scheduled."""
-        self.lifecycle = None
+    async def _attach_lifecycle(self, records: RecordStore, collections: CollectionManager) -> None:
+        """Open the lifecycle manager (completing any plan a crash interrupted).
+
+        Nothing runs in the background: the application previews and executes plans, or calls
+        ``rt.lifecycle.start_maintenance(interval)`` itself.
+        """
+        manager = LifecycleManager(
+            records,
+            collections,
+            decay=self.config.controller.decay,
+            clock=self.clock,
+            journal=FilePlanJournal(self.config.path / "lifecycle.journal"),
+        )
+        self.lifecycle = await self._opened(manager)
 
     def _stores(
         self,
