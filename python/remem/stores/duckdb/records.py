@@ -59,6 +59,7 @@ rel_counts AS (
 _LITERAL_IN_LIMIT = 512
 """Up to this many ids, ``get`` lists them as constants (an index lookup); above, a join."""
 
+
 def _db_row(record: MemoryRecord) -> tuple[object, ...]:
     row = list(record_to_row(record))
     for i in _TIME_IDX:
