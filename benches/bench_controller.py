@@ -16,6 +16,9 @@ minutes, so it is opt-in).
 * ``recall_many 1000`` — 1,000 queries through ``recall_many`` (one batched collection query);
   ``correct`` checks it equals per-query ``recall`` on a sample.
 * ``ingest`` — ``record_turn`` + ``remember`` pairs per second (target ≥ 1,000 turns/s).
+  ``sequential`` awaits each call in turn; ``concurrent8`` runs the same pairs from 8 asyncio
+  tasks (an agent server with 8 sessions), where the DuckDB and SQLite stores group-commit
+  concurrent calls into one transaction. ``turns_per_s`` counts record_turn + remember pairs.
 """
 
 from __future__ import annotations
@@ -192,20 +195,24 @@ def test_recall_many_1000(benchmark: Any, world: _World) -> None:
     benchmark.extra_info["queries_per_s"] = round(1000 / benchmark.stats.stats.mean, 1)
 
 
-@pytest.mark.parametrize("impl", ["remem"])
-def test_ingest(benchmark: Any, tmp_path: Path, impl: str) -> None:
+@pytest.mark.parametrize("mode", ["sequential", "concurrent8"])
+def test_ingest(benchmark: Any, tmp_path: Path, mode: str) -> None:
     loop = asyncio.new_event_loop()
     rt = Runtime.open(tmp_path / "ingest")
     loop.run_until_complete(rt.start())
     c = rt.controller
     rng = random.Random(3)
-    turns = 300
+    turns = 320
+    tasks = 8 if mode == "concurrent8" else 1
+
+    async def worker(t: int) -> None:
+        for i in range(t, turns, tasks):
+            text = _text(rng, i)
+            await c.record_turn(f"s{i % 5}-{t}", text, "noted")
+            await c.remember(text)
 
     async def run() -> int:
-        for i in range(turns):
-            text = _text(rng, i)
-            await c.record_turn(f"s{i % 5}", text, "noted")
-            await c.remember(text)
+        await asyncio.gather(*(worker(t) for t in range(tasks)))
         return turns
 
     benchmark.group = "ingest record_turn+remember"

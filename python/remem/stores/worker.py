@@ -26,6 +26,10 @@ class BlockingWorker:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn)
 
+    def submit(self, fn: Callable[[], None]) -> None:
+        """Queue ``fn`` without waiting for it (it reports its own results)."""
+        self._executor.submit(fn)
+
     def shutdown(self) -> None:
         """Wait for queued work to finish, then stop the thread."""
         self._executor.shutdown(wait=True)

@@ -16,21 +16,29 @@ A second *process* opening a file another process holds gets a :class:`BackendEr
 file is in use, after retrying for ``lock_timeout`` seconds (default 5) — DuckDB has no
 multi-process writer mode, so the honest choices are wait-then-fail or a server (PostgreSQL).
 
-Durability: each store call is one transaction; DuckDB writes it to the write-ahead log and
-fsyncs on commit, so a committed call survives an application crash (the WAL is replayed on the
-next open) and power loss (on storage that honours fsync). A call interrupted before commit
-leaves nothing behind.
+Durability: each store call is all-or-nothing and returns only after the transaction holding
+it committed; DuckDB writes it to the write-ahead log and fsyncs on commit, so a returned call
+survives an application crash (the WAL is replayed on the next open) and power loss (on storage
+that honours fsync). A call interrupted before commit leaves nothing behind.
+
+Group commit: calls that arrive while the worker is busy are run by the next job in ONE
+transaction (one WAL fsync for all of them), and none is acknowledged before that COMMIT.
+DuckDB has no savepoints, so if any call of a group fails the group is rolled back and every
+call of it is re-run in its own transaction — one call's error (a duplicate id, say) fails only
+that call, exactly as if the calls had run one after another.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import duckdb
 import numpy as np
@@ -50,6 +58,16 @@ _registry_lock = threading.Lock()
 _registry: dict[str, DuckDBDatabase] = {}
 
 
+@dataclass(slots=True)
+class _Call:
+    """One queued transaction: its body, its caller's future and loop, and its error label."""
+
+    fn: Callable[[Conn], Any]
+    action: str
+    future: asyncio.Future[Any]
+    loop: asyncio.AbstractEventLoop
+
+
 class DuckDBDatabase:
     """The owner of one DuckDB file: connection, worker thread, schema, reference count."""
 
@@ -64,6 +82,9 @@ class DuckDBDatabase:
         self._users = 0
         self._open_lock = asyncio.Lock()
         self._closed = False
+        self._pending: list[_Call] = []
+        self._pending_lock = threading.Lock()
+        self._flush_queued = False
 
     @classmethod
     def shared(cls, path: str | os.PathLike[str], *, lock_timeout: float) -> DuckDBDatabase:
@@ -115,19 +136,45 @@ class DuckDBDatabase:
         return await worker.run(lambda: fn(conn))
 
     async def transaction(self, fn: Callable[[Conn], T], *, action: str) -> T:
-        """Run ``fn`` inside BEGIN/COMMIT on the worker; roll back and wrap errors on failure."""
+        """Run ``fn`` in a transaction on the worker (group-committed with concurrent calls).
 
-        def body(conn: Conn) -> T:
+        Returns after the COMMIT; on failure nothing of ``fn`` is left and the error is wrapped.
+        ``fn`` may be run twice (see the module docstring), so it must only touch ``conn``.
+        """
+        conn, worker = self._conn, self._worker
+        if conn is None or worker is None:
+            raise BackendError(f"DuckDB database {self.path} is not open; open a store on it")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        with self._pending_lock:
+            self._pending.append(_Call(fn, action, future, loop))
+            queue_flush = not self._flush_queued
+            self._flush_queued = True
+        if queue_flush:
+            worker.submit(lambda: self._flush(conn))
+        return await future
+
+    def _flush(self, conn: Conn) -> None:
+        """Worker job: run every pending call in one transaction, then settle the callers."""
+        with self._pending_lock:
+            group, self._pending = self._pending, []
+            self._flush_queued = False
+        outcomes: list[tuple[bool, Any]] = []
+        try:
             conn.execute("BEGIN TRANSACTION")
             try:
-                result = fn(conn)
+                outcomes = [(True, call.fn(conn)) for call in group]
                 conn.execute("COMMIT")
-            except BaseException as exc:
+            except BaseException:
                 conn.execute("ROLLBACK")
-                raise_wrapped(exc, action)
-            return result
-
-        return await self.run(body)
+                raise
+        except BaseException:
+            # Someone failed (or the COMMIT did): redo each call alone, so errors stay its own.
+            outcomes = [_alone(conn, call) for call in group]
+        for call, outcome in zip(group, outcomes, strict=True):
+            # RuntimeError: the caller's event loop is closed, so nobody is waiting.
+            with contextlib.suppress(RuntimeError):
+                call.loop.call_soon_threadsafe(_settle, call.future, outcome)
 
     def _connect(self) -> Conn:
         deadline = time.monotonic() + self.lock_timeout
@@ -153,6 +200,31 @@ class DuckDBDatabase:
             conn.close()
             raise
         return conn
+
+
+def _alone(conn: Conn, call: _Call) -> tuple[bool, Any]:
+    try:
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            result = call.fn(conn)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(duckdb.Error):
+                conn.execute("ROLLBACK")
+            raise_wrapped(exc, call.action)
+        return True, result
+    except BaseException as exc:
+        return False, exc
+
+
+def _settle(future: asyncio.Future[Any], outcome: tuple[bool, Any]) -> None:
+    if future.cancelled():
+        return
+    ok, value = outcome
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
 
 
 def _migrate(conn: Conn) -> None:

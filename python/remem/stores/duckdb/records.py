@@ -56,6 +56,10 @@ rel_counts AS (
 )"""
 
 
+_LITERAL_IN_LIMIT = 512
+"""Up to this many ids, ``get`` lists them as constants (an index lookup); above, a join."""
+
+
 def _db_row(record: MemoryRecord) -> tuple[object, ...]:
     row = list(record_to_row(record))
     for i in _TIME_IDX:
@@ -169,11 +173,18 @@ class DuckDBRecordStore(DuckDBStore):
             return []
         unique = list(dict.fromkeys(wanted))
 
+        if len(unique) <= _LITERAL_IN_LIMIT:
+            # A constant IN list is answered from the primary-key index (~4x faster at 10k
+            # rows than the join a bound list makes, which decodes every row's columns).
+            # Ids are validated strings, quoted the SQL way.
+            listed = ", ".join("'" + i.replace("'", "''") + "'" for i in unique)
+            sql, params = f"SELECT {_COLS} FROM memory_records WHERE id IN ({listed})", []
+        else:
+            sql = f"SELECT {_COLS} FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))"
+            params = [unique]
+
         def work(conn: Conn) -> list[tuple[Any, ...]]:
-            return conn.execute(
-                f"SELECT {_COLS} FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))",
-                [unique],
-            ).fetchall()
+            return conn.execute(sql, params).fetchall()
 
         found = {row[0]: row for row in await self._tx(work, action="get")}
         missing = [i for i in unique if i not in found]

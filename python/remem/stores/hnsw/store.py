@@ -37,6 +37,9 @@ from remem.stores.worker import BlockingWorker
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+_ROW_CACHE_LIMIT = 200_000
+"""Most (id, document, metadata) rows a loaded collection keeps to answer queries from memory."""
+
 DEFAULT_EXACT_THRESHOLD = 2048
 """Collections (or filtered eligible sets) at most this large are searched exactly."""
 
@@ -74,6 +77,9 @@ class _Loaded:
     dirty: bool = False
     status: str = "loaded"
     sorted_ids: list[str] | None = None  # cache for the exact path, cleared on every write
+    # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
+    # label) and a deleted label is never returned again, so entries never go stale.
+    rows: dict[int, tuple[str, str | None, dict[str, Any]]] = field(default_factory=dict)
 
 
 class HnswVectorStore(StoreLifecycle):
@@ -444,8 +450,12 @@ class HnswVectorStore(StoreLifecycle):
     def _materialise(
         self, state: _Loaded, picked: list[list[int]], scores: Any, k: int
     ) -> list[list[VectorMatch]]:
-        wanted = sorted({label for labels in picked for label in labels})
-        rows = self._db().rows_by_label(state.row.cid, wanted)
+        rows = state.rows
+        wanted = sorted({label for labels in picked for label in labels if label not in rows})
+        if wanted:
+            if len(rows) + len(wanted) > _ROW_CACHE_LIMIT:
+                rows.clear()
+            rows.update(self._db().rows_by_label(state.row.cid, wanted))
         out = []
         for labels, row_scores in zip(picked, scores, strict=True):
             matches = []
