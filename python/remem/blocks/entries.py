@@ -10,7 +10,9 @@ Duplicates: two entries are compared by their *key* — casefolded, whitespace c
 ``rapidfuzz.fuzz.ratio`` of the keys (normalised Indel similarity, 0-100) is at least
 :data:`NEAR_DUPLICATE_THRESHOLD` (92). At 92 a one-character typo is caught in entries of 13+
 characters, while short facts that differ in one word ("Has a dog named Rex" / "... Max", 89.5)
-are kept apart.
+are kept apart. In longer entries a one-word or one-number difference stays above 92 ("Fact 0:
+... number 0" / "Fact 1: ... number 1"): such an edit is almost always an update of the same fact,
+and the error tells the model to use replace.
 """
 
 from __future__ import annotations
