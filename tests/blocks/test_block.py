@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from remem.blocks import (
     AmbiguousEditError,
@@ -216,3 +218,23 @@ def test_bad_label_is_a_config_error(label: str) -> None:
 def test_empty_batch_refused() -> None:
     with pytest.raises(InvalidArgumentError):
         CoreMemoryBlock("user", 10).apply([])
+
+
+@given(
+    st.lists(st.integers(1, 40), max_size=8),
+    st.integers(0, 60),
+)
+def test_cap_boundary_property(lengths: list[int], slack: int) -> None:
+    entries = [f"{i}:" + chr(0x4E00 + i) * n for i, n in enumerate(lengths)]  # distinct
+    size = measure(entries)
+    new_cost = 2 + (1 if entries else 0)
+    text = "新" + "z" * slack  # never a near duplicate of the CJK entries
+    limit = size + new_cost + len(text)
+    exact = CoreMemoryBlock("user", limit, entries)
+    exact.add(text)
+    assert exact.size == limit
+    tight = CoreMemoryBlock("user", limit - 1, entries)
+    with pytest.raises(BlockFullError) as info:
+        tight.add(text)
+    assert info.value.attempted == limit
+    assert tight.entries == tuple(entries)

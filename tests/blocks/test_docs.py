@@ -8,10 +8,10 @@ from types import ModuleType
 import pytest
 
 import remem.errors
-from remem.blocks import block, edits, gauge
+from remem.blocks import block, edits, gauge, tools
 
 
-@pytest.mark.parametrize("module", [block, edits, gauge], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [block, edits, gauge, tools], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module: ModuleType) -> None:
     result = doctest.testmod(module, raise_on_error=False, verbose=False)
     assert result.attempted > 0

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig, dispatch, tool_schemas
+from remem.blocks import BlockSpec, BlockStore, CoreMemory, CoreMemoryConfig, dispatch, tool_schemas
 from remem.errors import InvalidArgumentError
 
 
@@ -27,9 +27,10 @@ def test_schemas_are_openai_function_specs() -> None:
         "old_text",
         "new_text",
     }
-    assert tool_schemas(["persona"])[0]["function"]["parameters"]["properties"]["block"][
-        "enum"
-    ] == ["persona"]
+    custom = CoreMemoryConfig((BlockSpec("persona", 500, "who you are"),))
+    block_param = tool_schemas(custom)[0]["function"]["parameters"]["properties"]["block"]
+    assert block_param["enum"] == ["persona"]
+    assert block_param["description"] == "Which block: persona = who you are."
 
 
 async def test_dispatch_add_replace_remove(store: BlockStore) -> None:

@@ -13,10 +13,10 @@ and propagate as exceptions.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from remem.blocks.core import CoreMemory
+from remem.blocks.core import CoreMemory, CoreMemoryConfig
 from remem.blocks.edits import BlockEdit
 from remem.errors import BlockConflictError, BlockError, InputError, InvalidArgumentError
 
@@ -41,16 +41,21 @@ _DESCRIPTIONS = {
 }
 
 
-def tool_schemas(labels: Sequence[str] = ("user", "self")) -> list[dict[str, Any]]:
-    """OpenAI-style function specs for the three block tools, over the blocks ``labels``."""
+def tool_schemas(config: CoreMemoryConfig | None = None) -> list[dict[str, Any]]:
+    """OpenAI-style function specs for the three block tools, over the configured blocks.
+
+    >>> [s["function"]["name"] for s in tool_schemas()]
+    ['core_memory_add', 'core_memory_replace', 'core_memory_remove']
+    """
+    blocks = (config or CoreMemoryConfig()).blocks
+    which = "; ".join(f"{b.label} = {b.description}" for b in blocks)
     specs: list[dict[str, Any]] = []
     for name in TOOL_NAMES:
         properties: dict[str, Any] = {
             "block": {
                 "type": "string",
-                "enum": list(labels),
-                "description": "Which block: user = who the user is; "
-                "self = the relationship between you and the user.",
+                "enum": [b.label for b in blocks],
+                "description": f"Which block: {which}.",
             }
         }
         for param, description in _PARAMS[name].items():
