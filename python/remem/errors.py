@@ -17,6 +17,12 @@ The tree::
     ├── EmbeddingError                            an embedding provider failed or answered badly
     ├── LifecycleError                            lifecycle maintenance refused or failed
     │   └── StalePlanError                        records changed since the plan was previewed
+    ├── BlockError                                a core memory block refused an edit; unchanged
+    │   ├── BlockFullError                        the edit would exceed the block's char limit
+    │   ├── EntryNotFoundError                    no entry contains the given substring
+    │   ├── AmbiguousEditError                    the substring matches several entries
+    │   ├── DuplicateEntryError                   the entry (nearly) repeats an existing one
+    │   └── BlockConflictError                    the stored block changed since it was loaded
     └── StoreError                                a store refused or failed an operation
         ├── StoreClosedError                      used after aclose()
         ├── DuplicateIdError                      an id that already exists; nothing changed
@@ -33,14 +39,20 @@ covers both layers. Messages say what was wrong and what to do next.
 from __future__ import annotations
 
 __all__ = [
+    "AmbiguousEditError",
     "BackendError",
+    "BlockConflictError",
+    "BlockError",
+    "BlockFullError",
     "BudgetError",
     "ConfigError",
     "DTypeError",
     "DimensionMismatchError",
+    "DuplicateEntryError",
     "DuplicateIdError",
     "EmbeddingError",
     "EmbeddingModelMismatchError",
+    "EntryNotFoundError",
     "InputError",
     "IntegrityError",
     "InvalidArgumentError",
@@ -117,6 +129,63 @@ class LifecycleError(RememError):
 
 class StalePlanError(LifecycleError):
     """A lifecycle plan no longer matches the records it would change; nothing was changed."""
+
+
+class BlockError(RememError):
+    """A core memory block refused an edit; the block is unchanged.
+
+    The message is written for the model that made the edit (it is sent back as the tool
+    result), so it says what to do next and, where it helps, shows the block's contents.
+    """
+
+
+class BlockFullError(BlockError):
+    """An edit would push a block past its character limit; merge or drop entries, then retry.
+
+    Attributes: ``label``, ``entries`` (the block's current entries), ``used``, ``limit`` and
+    ``attempted`` (the size the edit would have produced). The message carries the full block.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        label: str,
+        entries: tuple[str, ...],
+        used: int,
+        limit: int,
+        attempted: int,
+    ) -> None:
+        super().__init__(message)
+        self.label = label
+        self.entries = entries
+        self.used = used
+        self.limit = limit
+        self.attempted = attempted
+
+
+class EntryNotFoundError(BlockError):
+    """No entry of the block contains the substring an edit named."""
+
+
+class AmbiguousEditError(BlockError):
+    """The substring an edit named occurs in several entries; ``candidates`` lists them."""
+
+    def __init__(self, message: str, *, candidates: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class DuplicateEntryError(BlockError):
+    """The new entry repeats (exactly or nearly) an existing one, named in ``existing``."""
+
+    def __init__(self, message: str, *, existing: str) -> None:
+        super().__init__(message)
+        self.existing = existing
+
+
+class BlockConflictError(BlockError):
+    """The stored block changed since it was loaded (another writer); reload and retry."""
 
 
 class StoreError(RememError):

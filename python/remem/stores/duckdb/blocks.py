@@ -1,0 +1,223 @@
+"""DuckDBBlockStore: core memory blocks and their edit history in the DuckDB memory file.
+
+The blocks have their own tables and their own versioned schema component (``duckdb-blocks``
+in ``remem_schema_migrations``), applied when the store opens, so the records/graph schema in
+:mod:`remem.stores.duckdb.schema` is untouched and either can evolve alone. The store shares the
+file's :class:`DuckDBDatabase` (one connection, one worker thread) with the other stores::
+
+    async with DuckDBBlockStore("memory.duckdb") as blocks:
+        memory = await CoreMemory.load(blocks, "ada")
+
+Durability: a commit (entries + history rows) is one DuckDB transaction, fsynced to the WAL on
+COMMIT — once ``commit`` returns it survives an application crash and power loss (on storage
+that honours fsync); an interrupted commit leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from remem.blocks.commit_checks import (
+    check_commit,
+    check_key,
+    check_limit_arg,
+    check_namespace,
+)
+from remem.blocks.edits import BlockChange, EditOp
+from remem.blocks.store import BlockHistoryEntry, StoredBlock
+from remem.errors import BackendError, BlockConflictError
+from remem.stores.duckdb.base import DuckDBStore
+from remem.stores.duckdb.database import Conn
+from remem.stores.duckdb.schema import BOOTSTRAP
+from remem.stores.record_rows import decode_required, to_micros
+
+COMPONENT = "duckdb-blocks"
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "core memory blocks and their edit history",
+        """
+        CREATE TABLE core_blocks (
+            namespace  VARCHAR   NOT NULL,
+            label      VARCHAR   NOT NULL,
+            entries    VARCHAR[] NOT NULL,
+            revision   BIGINT    NOT NULL,
+            updated_at BIGINT    NOT NULL,
+            PRIMARY KEY (namespace, label)
+        );
+        CREATE TABLE core_block_history (
+            namespace   VARCHAR NOT NULL,
+            label       VARCHAR NOT NULL,
+            revision    BIGINT  NOT NULL,
+            seq         INTEGER NOT NULL,
+            edited_at   BIGINT NOT NULL,
+            actor       VARCHAR NOT NULL,
+            op          VARCHAR NOT NULL,
+            entry_before VARCHAR,
+            entry_after  VARCHAR,
+            size_before BIGINT  NOT NULL,
+            size_after  BIGINT  NOT NULL,
+            PRIMARY KEY (namespace, label, revision, seq)
+        );
+        """,
+    ),
+)
+
+
+def _migrate(conn: Conn) -> None:
+    conn.execute(BOOTSTRAP)
+    rows = conn.execute(
+        "SELECT version FROM remem_schema_migrations WHERE component = ?", [COMPONENT]
+    ).fetchall()
+    applied = {int(r[0]) for r in rows}
+    newest = MIGRATIONS[-1][0]
+    if applied and max(applied) > newest:
+        raise BackendError(
+            f"the DuckDB file's blocks schema is at version {max(applied)}, newer than this "
+            f"remem ({newest}); upgrade remem before opening it"
+        )
+    for version, description, sql in MIGRATIONS:
+        if version in applied:
+            continue
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            conn.execute(sql)
+            conn.execute(
+                "INSERT INTO remem_schema_migrations VALUES (?, ?, ?)",
+                [COMPONENT, version, description],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+class DuckDBBlockStore(DuckDBStore):
+    """Core memory blocks in DuckDB (see the module docstring); implements BlockStore."""
+
+    async def _open(self) -> None:
+        await super()._open()
+        try:
+            await self._db.run(_migrate)
+        except BaseException as exc:
+            await self._db.release()
+            if isinstance(exc, BackendError) or not isinstance(exc, Exception):
+                raise
+            raise BackendError(f"migrating the DuckDB blocks schema failed: {exc}") from exc
+
+    async def load(self, namespace: str, label: str) -> StoredBlock | None:
+        check_key(namespace, label)
+
+        def work(conn: Conn) -> StoredBlock | None:
+            row = conn.execute(
+                "SELECT entries, revision, updated_at FROM core_blocks "
+                "WHERE namespace = ? AND label = ?",
+                [namespace, label],
+            ).fetchone()
+            if row is None:
+                return None
+            return StoredBlock(
+                namespace, label, tuple(row[0]), int(row[1]), decode_required(row[2])
+            )
+
+        return await self._tx(work, action="load block")
+
+    async def commit(
+        self,
+        namespace: str,
+        label: str,
+        entries: Sequence[str],
+        changes: Sequence[BlockChange],
+        *,
+        expected_revision: int,
+        actor: str,
+        at: datetime,
+    ) -> StoredBlock:
+        stored = check_commit(namespace, label, entries, changes, expected_revision, actor, at)
+        at_us = to_micros(at)
+        revision = expected_revision + 1
+        history = [
+            [
+                *(namespace, label, revision, seq, at_us, actor),
+                *(c.op, c.before, c.after, c.size_before, c.size_after),
+            ]
+            for seq, c in enumerate(changes)
+        ]
+
+        def work(conn: Conn) -> StoredBlock:
+            row = conn.execute(
+                "SELECT revision FROM core_blocks WHERE namespace = ? AND label = ?",
+                [namespace, label],
+            ).fetchone()
+            current = 0 if row is None else int(row[0])
+            if current != expected_revision:
+                raise BlockConflictError(
+                    f"the {label} block was changed elsewhere (revision {current}, expected "
+                    f"{expected_revision}); reload it and retry the edit"
+                )
+            if row is None:
+                conn.execute(
+                    "INSERT INTO core_blocks VALUES (?, ?, ?, ?, ?)",
+                    [namespace, label, list(stored), revision, at_us],
+                )
+            else:
+                conn.execute(
+                    "UPDATE core_blocks SET entries = ?, revision = ?, updated_at = ? "
+                    "WHERE namespace = ? AND label = ?",
+                    [list(stored), revision, at_us, namespace, label],
+                )
+            conn.executemany(
+                "INSERT INTO core_block_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                history,
+            )
+            return StoredBlock(namespace, label, stored, revision, decode_required(at_us))
+
+        return await self._tx(work, action="commit block")
+
+    async def history(
+        self, namespace: str, label: str, *, limit: int | None = None
+    ) -> list[BlockHistoryEntry]:
+        check_key(namespace, label)
+        check_limit_arg(limit)
+
+        def work(conn: Conn) -> list[BlockHistoryEntry]:
+            rows = conn.execute(
+                "SELECT revision, seq, edited_at, actor, op, entry_before, entry_after, "
+                "size_before, size_after "
+                "FROM core_block_history WHERE namespace = ? AND label = ? "
+                "ORDER BY revision DESC, seq DESC LIMIT ?",
+                [namespace, label, limit if limit is not None else 2**62],
+            ).fetchall()
+            return [_history_entry(namespace, label, r) for r in reversed(rows)]
+
+        return await self._tx(work, action="read block history")
+
+    async def labels(self, namespace: str) -> list[str]:
+        check_namespace(namespace)
+
+        def work(conn: Conn) -> list[str]:
+            rows = conn.execute(
+                "SELECT label FROM core_blocks WHERE namespace = ? ORDER BY label", [namespace]
+            ).fetchall()
+            return [str(r[0]) for r in rows]
+
+        return await self._tx(work, action="list blocks")
+
+
+def _history_entry(namespace: str, label: str, r: Sequence[object]) -> BlockHistoryEntry:
+    op: EditOp = r[4]  # type: ignore[assignment]
+    return BlockHistoryEntry(
+        namespace,
+        label,
+        int(r[0]),  # type: ignore[call-overload]
+        int(r[1]),  # type: ignore[call-overload]
+        decode_required(r[2]),
+        str(r[3]),
+        op,
+        r[5],  # type: ignore[arg-type]
+        r[6],  # type: ignore[arg-type]
+        int(r[7]),  # type: ignore[call-overload]
+        int(r[8]),  # type: ignore[call-overload]
+    )
