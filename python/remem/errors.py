@@ -15,6 +15,8 @@ The tree::
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
     ├── EmbeddingError                            an embedding provider failed or answered badly
+    ├── BrainError                                a language-model provider failed or answered badly
+    │   └── ToolArgumentsError                    a tool call's arguments are not a JSON object
     ├── LifecycleError                            lifecycle maintenance refused or failed
     │   └── StalePlanError                        records changed since the plan was previewed
     └── StoreError                                a store refused or failed an operation
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 __all__ = [
     "BackendError",
+    "BrainError",
     "BudgetError",
     "ConfigError",
     "DTypeError",
@@ -55,6 +58,7 @@ __all__ = [
     "StalePlanError",
     "StoreClosedError",
     "StoreError",
+    "ToolArgumentsError",
     "UnknownEncodingError",
 ]
 
@@ -109,6 +113,15 @@ class NativeError(RememError, RuntimeError):
 
 class EmbeddingError(RememError):
     """An embedding provider failed or returned an invalid response; the message names it."""
+
+
+class BrainError(RememError):
+    """A language-model provider failed or returned an invalid response; the message names it."""
+
+
+class ToolArgumentsError(BrainError):
+    """A model's tool call carried arguments that are not a JSON object; the message names the
+    provider and the tool."""
 
 
 class LifecycleError(RememError):
