@@ -216,3 +216,19 @@ def test_missing_api_key_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY, which is not set"):
         AnthropicBrain()
+
+
+async def test_requests_the_api_would_refuse_fail_before_sending(
+    stub: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    brain, _ = make(stub, monkeypatch)
+    async with brain:
+        with pytest.raises(InvalidArgumentError, match="at least one non-empty"):
+            await brain.complete([Message.system("s"), Message.user("")])
+        with pytest.raises(InvalidArgumentError, match="'schema' of type 'object'"):
+            await brain.complete(
+                [Message.user("x")], response_format={"type": "json_schema", "json_schema": {}}
+            )
+        with pytest.raises(InvalidArgumentError, match="json_schema' or 'json_object'"):
+            await brain.complete([Message.user("x")], response_format={"type": "yaml"})
+    assert stub.requests == []

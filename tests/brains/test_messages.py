@@ -29,6 +29,9 @@ def test_constructors_and_round_trip() -> None:
         lambda: ToolCall("c", "f", ["x"]),  # type: ignore[arg-type]
         lambda: ToolSpec("has space"),
         lambda: ToolSpec("f", parameters={"type": "array"}),
+        lambda: Completion(None),  # type: ignore[arg-type]
+        lambda: Completion("x", finish_reason="done"),  # type: ignore[arg-type]
+        lambda: Completion("x", ("call",)),  # type: ignore[arg-type]
     ],
 )
 def test_invalid_values_are_rejected(build: object) -> None:

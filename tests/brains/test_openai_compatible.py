@@ -6,7 +6,17 @@ from typing import Any
 
 import pytest
 
-from remem.brains import Completion, Message, OpenAICompatibleBrain, ToolCall, ToolSpec, Usage
+from remem.brains import (
+    AnthropicBrain,
+    Brain,
+    Completion,
+    Message,
+    OpenAICompatibleBrain,
+    ScriptedBrain,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from remem.errors import BrainError, ConfigError, InvalidArgumentError, ToolArgumentsError
 from tests.brains.conftest import KEY, Delays, json_reply
 from tests.embeddings.stub_server import Response, StubServer, serve
@@ -253,3 +263,25 @@ async def test_bad_requests_and_config_and_close(
         OpenAICompatibleBrain("ftp://host", "m", api_key_env=None)
     with pytest.raises(ConfigError, match="max_retries"):
         OpenAICompatibleBrain("http://host", "m", api_key_env=None, max_retries=-1)
+
+
+async def test_connection_refused_is_reported() -> None:
+    async with serve() as stub:
+        url = stub.url
+    brain = OpenAICompatibleBrain(url, "m", api_key_env=None, max_retries=1)
+    delays = Delays()
+    brain._sleep = delays
+    async with brain:
+        with pytest.raises(BrainError, match="connection failed on all 2 attempts"):
+            await brain.complete([Message.user("x")])
+
+
+def test_every_brain_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    brains: list[Brain] = [  # also checked statically by mypy
+        OpenAICompatibleBrain("http://localhost:11434/v1", "llama3.2", api_key_env=None),
+        AnthropicBrain(),
+        ScriptedBrain(),
+    ]
+    assert all(isinstance(brain, Brain) for brain in brains)
+    assert [b.name.split(":")[0] for b in brains] == ["openai-compatible", "anthropic", "scripted"]

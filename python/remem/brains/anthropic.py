@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 
-from remem.brains._http_brain import HTTPBrain, check_request
+from remem.brains._http_brain import HTTPBrain
+from remem.brains._request import check_request
 from remem.brains.messages import Completion, FinishReason, Message, ToolCall, ToolSpec, Usage
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
 from remem.errors import InvalidArgumentError
@@ -93,11 +94,17 @@ class AnthropicBrain(HTTPBrain):
             specs = [_response_tool(response_format)]
             tool_choice = RESPONSE_TOOL
         system = "\n\n".join(m.content for m in checked if m.role == "system")
+        turns = _wire_messages([m for m in checked if m.role != "system"])
+        if not turns:
+            raise InvalidArgumentError(
+                "the Anthropic Messages API needs at least one non-empty user or assistant "
+                "message besides the system messages"
+            )
         payload: dict[str, Any] = {
             "model": self._model,
             "max_tokens": max_tokens,
             "temperature": min(temperature, 1.0),  # the API's range is [0, 1]
-            "messages": _wire_messages([m for m in checked if m.role != "system"]),
+            "messages": turns,
         }
         if system:
             payload["system"] = system

@@ -25,6 +25,7 @@ FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "other"
 ``other``."""
 
 _ROLES = frozenset(get_args(Role))
+_FINISH_REASONS = frozenset(get_args(FinishReason))
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -177,7 +178,18 @@ class Completion:
     model: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise InvalidArgumentError(
+                f"completion text must be a str, got {type(self.text).__name__}"
+            )
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        if not all(isinstance(call, ToolCall) for call in self.tool_calls):
+            raise InvalidArgumentError("completion tool_calls must be ToolCall instances")
+        if self.finish_reason not in _FINISH_REASONS:
+            raise InvalidArgumentError(
+                f"finish_reason must be one of {sorted(_FINISH_REASONS)}, "
+                f"got {self.finish_reason!r}"
+            )
 
     def as_message(self) -> Message:
         """This answer as the assistant turn to append to the conversation."""

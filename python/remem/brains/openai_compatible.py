@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 
-from remem.brains._http_brain import HTTPBrain, check_request
+from remem.brains._http_brain import HTTPBrain
+from remem.brains._request import check_request
 from remem.brains.messages import Completion, FinishReason, Message, ToolCall, ToolSpec, Usage
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
 

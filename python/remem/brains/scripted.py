@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from remem.brains._http_brain import check_request
+from remem.brains._request import check_request
 from remem.brains.messages import Completion, Message, ToolSpec
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
 from remem.errors import BrainError, InvalidArgumentError
