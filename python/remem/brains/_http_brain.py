@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,7 +20,7 @@ from remem.errors import BrainError, ConfigError
 __all__ = ["HTTPBrain"]
 
 
-class HTTPBrain:
+class HTTPBrain(ABC):
     """Base of the HTTP adapters; subclasses build the payload and parse the answer.
 
     The API key is read from ``api_key_env`` on construction (a missing variable is a
@@ -101,8 +102,9 @@ class HTTPBrain:
     def _fail(self, cause: str) -> BrainError:
         return BrainError(f"{self.provider} brain at {self._host} (model {self._model}): {cause}")
 
+    @abstractmethod
     def _headers(self, key: str | None) -> dict[str, str]:
-        raise NotImplementedError  # pragma: no cover
+        """The request headers, carrying ``key`` the way the provider wants it."""
 
     async def _post(self, payload: Mapping[str, Any]) -> Any:
         """POST with retries; the decoded JSON object of the 200 answer."""
