@@ -15,6 +15,8 @@ The tree::
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
     ├── EmbeddingError                            an embedding provider failed or answered badly
+    ├── BrainError                                a language-model provider failed or answered badly
+    │   └── ToolArgumentsError                    a tool call's arguments are not a JSON object
     ├── LifecycleError                            lifecycle maintenance refused or failed
     │   └── StalePlanError                        records changed since the plan was previewed
     ├── BlockError                                a core memory block refused an edit; unchanged
@@ -44,6 +46,7 @@ __all__ = [
     "BlockConflictError",
     "BlockError",
     "BlockFullError",
+    "BrainError",
     "BudgetError",
     "ConfigError",
     "DTypeError",
@@ -67,6 +70,7 @@ __all__ = [
     "StalePlanError",
     "StoreClosedError",
     "StoreError",
+    "ToolArgumentsError",
     "UnknownEncodingError",
 ]
 
@@ -121,6 +125,15 @@ class NativeError(RememError, RuntimeError):
 
 class EmbeddingError(RememError):
     """An embedding provider failed or returned an invalid response; the message names it."""
+
+
+class BrainError(RememError):
+    """A language-model provider failed or returned an invalid response; the message names it."""
+
+
+class ToolArgumentsError(BrainError):
+    """A model's tool call carried arguments that are not a JSON object; the message names the
+    provider and the tool."""
 
 
 class LifecycleError(RememError):

@@ -1,4 +1,4 @@
-"""A scripted /v1/embeddings server on 127.0.0.1 for the OpenAI-compatible embedder's tests.
+"""A scripted HTTP server on 127.0.0.1 for the HTTP adapters' tests (embeddings, brains).
 
 It runs on the test's own event loop (asyncio.start_server), speaks just enough HTTP/1.1 (one
 request per connection) and answers from a script: each queued reply is used once, then the
@@ -29,6 +29,7 @@ class Response:
 class Request:
     headers: dict[str, str]
     body: dict[str, Any]
+    path: str = ""
 
 
 def vector_for(text: str, position: int, dimension: int) -> list[float]:
@@ -64,7 +65,8 @@ class StubServer:
                     headers[name.strip().lower()] = value.strip()
             body = await reader.readexactly(int(headers.get("content-length", "0")))
             payload = json.loads(body)
-            self.requests.append(Request(headers, payload))
+            path = lines[0].split(" ")[1] if lines[0].count(" ") >= 2 else ""
+            self.requests.append(Request(headers, payload, path))
             reply = self.script.pop(0) if self.script else success
             response = reply(payload)
             if response.delay:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import os
 import random
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,6 +13,7 @@ import httpx
 import numpy as np
 from numpy.typing import NDArray
 
+from remem._http import parse_json, post_with_retries
 from remem.embeddings._checks import (
     DimensionUnknownError,
     check_text,
@@ -26,13 +25,6 @@ from remem.errors import ConfigError, EmbeddingError, NonFiniteError, ShapeError
 
 __all__ = ["OpenAICompatibleEmbedder"]
 
-RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
-"""Transient answers worth retrying (besides connection errors and timeouts)."""
-BACKOFF_BASE = 0.5
-BACKOFF_MAX = 30.0
-"""Exponential backoff: attempt k waits uniform(0.5, 1) × min(BACKOFF_MAX, BACKOFF_BASE·2^k)
-seconds, or the server's Retry-After (capped at BACKOFF_MAX) when it sends one."""
-
 
 class OpenAICompatibleEmbedder:
     """Embeds over HTTP with the OpenAI embeddings API shape, batching and retrying.
@@ -43,9 +35,10 @@ class OpenAICompatibleEmbedder:
     call (``None`` or an unset variable sends no Authorization header, as Ollama needs) and is
     never logged or put in an error. 429, 5xx, connection errors and timeouts are retried up to
     ``max_retries`` times with exponential backoff and jitter, honouring ``Retry-After``; other
-    answers fail at once. Failures raise :class:`~remem.errors.EmbeddingError` naming the host,
-    the status and the cause. Responses are checked: one vector per input, reordered by
-    ``index``, one consistent ``dimension`` (learnt from the first answer when not given), finite.
+    answers fail at once (the policy of :mod:`remem._http`). Failures raise
+    :class:`~remem.errors.EmbeddingError` naming the host, the status and the cause. Responses
+    are checked: one vector per input, reordered by ``index``, one consistent ``dimension``
+    (learnt from the first answer when not given), finite.
 
     Use it as an async context manager or call :meth:`aclose`.
 
@@ -153,64 +146,24 @@ class OpenAICompatibleEmbedder:
         return EmbeddingError(f"embedding provider {self._host} (model {self._model}): {cause}")
 
     async def _embed_batch(self, texts: list[str]) -> NDArray[np.float32]:
-        payload = {"model": self._model, "input": texts}
-        attempts = self._max_retries + 1
-        for attempt in range(attempts):
-            client = self._http()
-            last = attempt == attempts - 1
-            try:
-                response = await client.post(self._url, json=payload, headers=self._headers())
-            except httpx.TimeoutException as exc:
-                if last:
-                    raise self._fail(
-                        f"timed out after {self._timeout:g} s on all {attempts} attempts; "
-                        "raise timeout= or check the server"
-                    ) from exc
-                await self._sleep(self._backoff(attempt, None))
-                continue
-            except httpx.TransportError as exc:
-                if last:
-                    raise self._fail(
-                        f"connection failed on all {attempts} attempts ({type(exc).__name__}: "
-                        f"{exc}); check that the server is running at {self._url}"
-                    ) from exc
-                await self._sleep(self._backoff(attempt, None))
-                continue
-            if response.status_code == 200:
-                return self._parse(response, len(texts))
-            status = response.status_code
-            detail = _excerpt(response.text)
-            if status in RETRY_STATUSES and not last:
-                await self._sleep(self._backoff(attempt, response.headers.get("retry-after")))
-                continue
-            if status in (401, 403):
-                hint = (
-                    f"set {self._api_key_env} to a valid key"
-                    if self._api_key_env
-                    else "check the key"
-                )
-            elif status in RETRY_STATUSES:
-                hint = f"gave up after {attempts} attempts; retry later"
-            else:
-                hint = "the request was refused; check the model name and inputs"
-            raise self._fail(f"HTTP {status}: {detail}; {hint}")
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _backoff(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after is not None:
-            seconds = _parse_retry_after(retry_after)
-            if seconds is not None:
-                return min(BACKOFF_MAX, seconds)
-        ceiling = min(BACKOFF_MAX, BACKOFF_BASE * 2.0**attempt)
-        return ceiling * self._rng.uniform(0.5, 1.0)
+        response = await post_with_retries(
+            self._http(),
+            self._url,
+            {"model": self._model, "input": texts},
+            self._headers(),
+            max_retries=self._max_retries,
+            timeout_s=self._timeout,
+            fail=self._fail,
+            sleep=self._sleep,
+            rng=self._rng,
+            auth_hint=(
+                f"set {self._api_key_env} to a valid key" if self._api_key_env else "check the key"
+            ),
+        )
+        return self._parse(response, len(texts))
 
     def _parse(self, response: httpx.Response, count: int) -> NDArray[np.float32]:
-        try:
-            body: Any = response.json()
-        except ValueError as exc:
-            raise self._fail(
-                f"answered HTTP 200 with invalid JSON: {_excerpt(response.text)}"
-            ) from exc
+        body: Any = parse_json(response, self._fail)
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
             raise self._fail("answer has no 'data' list; is this an OpenAI-compatible server?")
@@ -233,21 +186,3 @@ class OpenAICompatibleEmbedder:
             raise self._fail(str(exc)) from exc
         self._dimension = matrix.shape[1]
         return matrix
-
-
-def _excerpt(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _parse_retry_after(value: str) -> float | None:
-    """Seconds from a Retry-After header: delta-seconds (fractions accepted) or an HTTP date."""
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
