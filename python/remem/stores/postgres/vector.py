@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import struct
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,13 +13,20 @@ from numpy.typing import NDArray
 from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
-from remem.errors import ConfigError, DuplicateIdError, NotFoundError
+from remem.errors import DuplicateIdError, NotFoundError
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.stores.filter_sql import compile_postgres
 from remem.stores.filters import Filter, parse_where
 from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.postgres.connection import open_pool, raise_backend
-from remem.stores.postgres.migrations import Migration, migrate
+from remem.stores.postgres.migrations import migrate
+from remem.stores.postgres.vector_copy import copy_payload, vector_text
+from remem.stores.postgres.vector_schema import (
+    MAX_INDEXED_DIMENSION,
+    MIGRATIONS,
+    PgCollection,
+    PgVectorConfig,
+)
 from remem.stores.vector import Where
 from remem.stores.vector_input import (
     Batch,
@@ -34,130 +38,7 @@ from remem.stores.vector_input import (
     ranked,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
-        1,
-        "vector collections",
-        """
-        CREATE EXTENSION IF NOT EXISTS vector;
-        CREATE TABLE remem_vector_collections (
-            cid        bigserial   PRIMARY KEY,
-            name       text        NOT NULL UNIQUE,
-            model_name text        NOT NULL,
-            dimension  integer     NOT NULL CHECK (dimension > 0),
-            metric     text        NOT NULL CHECK (metric IN ('cosine', 'dot')),
-            item_count bigint      NOT NULL DEFAULT 0,
-            created_at timestamptz NOT NULL DEFAULT now()
-        );
-        """,
-    ),
-)
-MAX_INDEXED_DIMENSION = 2000  # pgvector's HNSW limit for the `vector` type
-
-
-@dataclass(frozen=True, slots=True)
-class PgVectorConfig:
-    """Tuning for :class:`PgVectorStore`.
-
-    ``exact_threshold``: collections of at most this many items are searched exactly (seq scan)
-    and have no HNSW index yet. ``overfetch``: approximate queries fetch ``k * overfetch`` rows.
-    ``ef_search``: the minimum ``hnsw.ef_search`` (pgvector caps it at 1000). ``m`` /
-    ``ef_construction``: HNSW build parameters. ``rebuild_ratio``: a write of at least
-    ``rebuild_ratio`` × the existing item count drops the index, loads the rows and builds the
-    index again (one CREATE INDEX is several times cheaper than maintaining it row by row; the
-    amortised cost stays within 1 + 1/ratio builds); 0 disables. ``maintenance_work_mem``: set for
-    the transaction that builds an index (the graph is built in memory when it fits).
-
-    Measured (``REMEM_BENCH_LARGE=1 python -m pytest benches/bench_vectors.py``, 2 shared
-    cores): 100k isotropic random 384-d, m=16, ef_construction=64, ef_search=1000 → recall@10
-    0.64 at p50 ~4.4x the numpy brute-force latency; bulk ingest (COPY + one CREATE INDEX) 3.6x
-    faster than the embedded store. Clustered data reaches >= 0.95 at these defaults
-    (tests/stores/test_vector_recall.py).
-    """
-
-    exact_threshold: int = 2048
-    overfetch: int = 2
-    ef_search: int = 1000
-    m: int = 16
-    ef_construction: int = 64
-    rebuild_ratio: float = 1.0
-    maintenance_work_mem: str = "512MB"
-
-    def __post_init__(self) -> None:
-        if self.exact_threshold < 0 or self.overfetch < 1 or not 1 <= self.ef_search <= 1000:
-            raise ConfigError(
-                "PgVectorConfig needs exact_threshold >= 0, overfetch >= 1 and "
-                "1 <= ef_search <= 1000 (pgvector's range)"
-            )
-        if self.m < 2 or self.ef_construction < 2 * self.m or self.rebuild_ratio < 0:
-            raise ConfigError(
-                "PgVectorConfig needs m >= 2, ef_construction >= 2 * m and rebuild_ratio >= 0"
-            )
-        if not self.maintenance_work_mem.replace(" ", "").isalnum():
-            raise ConfigError("maintenance_work_mem must look like '512MB'")
-
-
-@dataclass(frozen=True, slots=True)
-class _Collection:
-    cid: int
-    info: CollectionInfo
-
-    @property
-    def table(self) -> sql.Identifier:
-        return sql.Identifier(f"remem_vectors_{self.cid}")
-
-    @property
-    def index(self) -> sql.Identifier:
-        return sql.Identifier(f"remem_vectors_{self.cid}_hnsw")
-
-
-def _vector_text(vector: NDArray[np.float32]) -> str:
-    return "[" + ",".join(map(repr, vector.tolist())) + "]"
-
-
-_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
-_NULL = struct.pack(">i", -1)
-
-
-def _field(data: bytes) -> bytes:
-    return struct.pack(">i", len(data)) + data
-
-
-def copy_payload(batch: Batch, stored: NDArray[np.float32], norms: NDArray[np.float32]) -> bytes:
-    """The whole batch in PostgreSQL's binary COPY format, built in one buffer.
-
-    Columns: id text, document text, metadata jsonb (version byte 1 + text), embedding vector
-    (int16 dim, int16 unused, big-endian float4s), norm float4. The fixed-size vector and norm
-    fields are laid out for all rows at once by numpy; only the text fields are per row.
-    """
-    n, dim = stored.shape
-    tail = np.empty(
-        n,
-        dtype=[
-            ("vlen", ">i4"),
-            ("dim", ">i2"),
-            ("unused", ">i2"),
-            ("vec", ">f4", (dim,)),
-            ("nlen", ">i4"),
-            ("norm", ">f4"),
-        ],
-    )
-    tail["vlen"], tail["dim"], tail["unused"] = 4 + 4 * dim, dim, 0
-    tail["vec"], tail["nlen"], tail["norm"] = stored, 4, norms
-    raw = tail.tobytes()
-    width = tail.dtype.itemsize
-    count = struct.pack(">h", 5)
-    parts = [_COPY_HEADER]
-    for i, item_id in enumerate(batch.ids):
-        doc = batch.documents[i]
-        meta = json.dumps(batch.metadatas[i], ensure_ascii=False).encode()
-        parts.append(count)
-        parts.append(_field(item_id.encode()))
-        parts.append(_NULL if doc is None else _field(doc.encode()))
-        parts.append(_field(b"\x01" + meta))
-        parts.append(raw[i * width : (i + 1) * width])
-    parts.append(struct.pack(">h", -1))
-    return b"".join(parts)
+__all__ = ["MIGRATIONS", "PgVectorConfig", "PgVectorStore"]
 
 
 class PgVectorStore(StoreLifecycle):
@@ -215,7 +96,7 @@ class PgVectorStore(StoreLifecycle):
 
     async def _collection(
         self, conn: psycopg.AsyncConnection[Any], name: str, *, lock: bool = False
-    ) -> _Collection:
+    ) -> PgCollection:
         cur = await conn.execute(
             "SELECT cid, name, model_name, dimension, metric, item_count "
             "FROM remem_vector_collections WHERE name = %s" + (" FOR UPDATE" if lock else ""),
@@ -230,9 +111,9 @@ class PgVectorStore(StoreLifecycle):
         info = CollectionInfo(
             name=nm, model_name=model, dimension=dim, metric=Metric(metric), count=count
         )
-        return _Collection(cid, info)
+        return PgCollection(cid, info)
 
-    async def _create_table(self, conn: psycopg.AsyncConnection[Any], col: _Collection) -> None:
+    async def _create_table(self, conn: psycopg.AsyncConnection[Any], col: PgCollection) -> None:
         await conn.execute(
             sql.SQL(
                 'CREATE TABLE {} (id text COLLATE "C" PRIMARY KEY, document text, '
@@ -242,7 +123,9 @@ class PgVectorStore(StoreLifecycle):
         # The HNSW index is created by the first write that takes the collection past
         # exact_threshold: building it after a bulk load is much cheaper than row by row.
 
-    async def _hnsw_index(self, conn: psycopg.AsyncConnection[Any], col: _Collection) -> str | None:
+    async def _hnsw_index(
+        self, conn: psycopg.AsyncConnection[Any], col: PgCollection
+    ) -> str | None:
         """The name of the collection's HNSW index, if it has one."""
         cur = await conn.execute(
             "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
@@ -252,7 +135,7 @@ class PgVectorStore(StoreLifecycle):
         row = await cur.fetchone()
         return None if row is None else str(row[0])
 
-    async def _build_index(self, conn: psycopg.AsyncConnection[Any], col: _Collection) -> None:
+    async def _build_index(self, conn: psycopg.AsyncConnection[Any], col: PgCollection) -> None:
         await conn.execute(
             sql.SQL("SET LOCAL maintenance_work_mem = {}").format(
                 sql.Literal(self.config.maintenance_work_mem)
@@ -296,7 +179,7 @@ class PgVectorStore(StoreLifecycle):
                 )
                 row = await cur.fetchone()
                 assert row is not None
-                await self._create_table(conn, _Collection(row[0], info))
+                await self._create_table(conn, PgCollection(row[0], info))
                 return info
             if not reembed:
                 check_reopen(existing.info, info.model_name, info.dimension, info.metric)
@@ -307,7 +190,7 @@ class PgVectorStore(StoreLifecycle):
                 "metric = %s, item_count = 0 WHERE cid = %s",
                 (info.model_name, info.dimension, info.metric.value, existing.cid),
             )
-            await self._create_table(conn, _Collection(existing.cid, info))
+            await self._create_table(conn, PgCollection(existing.cid, info))
             return info
 
     async def get_collection(self, name: str) -> CollectionInfo:
@@ -367,7 +250,7 @@ class PgVectorStore(StoreLifecycle):
                 await self._copy_in(conn, col, batch, replace=replace)
 
     async def _copy_in(
-        self, conn: psycopg.AsyncConnection[Any], col: _Collection, batch: Batch, *, replace: bool
+        self, conn: psycopg.AsyncConnection[Any], col: PgCollection, batch: Batch, *, replace: bool
     ) -> None:
         norms = np.linalg.norm(batch.vectors, axis=1).astype(np.float32)
         stored = for_metric(batch.vectors, col.info.metric)
@@ -499,7 +382,7 @@ class PgVectorStore(StoreLifecycle):
     async def _query_one(
         self,
         conn: psycopg.AsyncConnection[Any],
-        col: _Collection,
+        col: PgCollection,
         q: NDArray[np.float32],
         k: int,
         node: Filter | None,
@@ -520,7 +403,7 @@ class PgVectorStore(StoreLifecycle):
     async def _search(
         self,
         conn: psycopg.AsyncConnection[Any],
-        col: _Collection,
+        col: PgCollection,
         q: NDArray[np.float32],
         limit: int,
         node: Filter | None,
@@ -538,7 +421,7 @@ class PgVectorStore(StoreLifecycle):
                 if node is not None:
                     await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                 order = sql.SQL("embedding <#> %s::vector")
-            text = _vector_text(q)
+            text = vector_text(q)
             query = (
                 sql.SQL(
                     "SELECT id, document, metadata, -(embedding <#> %s::vector) FROM {} WHERE "
