@@ -4,9 +4,9 @@
 
 mod fast;
 
-use super::tables::{COST, LMAX, SLOPE};
 #[cfg(test)]
 use super::tables::SUFFIX;
+use super::tables::{COST, LMAX, SLOPE};
 
 const NL: u8 = 0;
 const WS: u8 = 1;
@@ -329,7 +329,9 @@ mod tests {
                     let mut c2 = chars.clone();
                     c2.remove(k);
                     let t2: String = c2.iter().collect();
-                    if fast::total_milli(&mut scratch.fast, t2.as_bytes()) != oracle_total_milli(&t2) {
+                    if fast::total_milli(&mut scratch.fast, t2.as_bytes())
+                        != oracle_total_milli(&t2)
+                    {
                         chars = c2;
                     } else {
                         k += 1;
@@ -354,5 +356,53 @@ mod tests {
         assert_eq!(word_end(&cls, 0), 10);
         let cps: Vec<u32> = "don't".chars().map(u32::from).collect();
         assert_eq!(suffix_len(&cps, 3), 2);
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    /// `REMEM_EST_CORPUS=/path cargo test --release --lib timing -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn time_corpus() {
+        let Ok(path) = std::env::var("REMEM_EST_CORPUS") else {
+            return;
+        };
+        let data = std::fs::read(path).unwrap();
+        let texts: Vec<&str> = data
+            .split(|&b| b == 0)
+            .map(|t| std::str::from_utf8(t).unwrap())
+            .collect();
+        let mut scratch = super::Scratch::default();
+        for _ in 0..3 {
+            let t0 = std::time::Instant::now();
+            let mut s = 0i64;
+            for t in &texts {
+                s += super::estimate_with(&mut scratch, t);
+            }
+            let fast = t0.elapsed();
+            let t0 = std::time::Instant::now();
+            let mut o = 0u64;
+            for t in &texts {
+                o += (super::oracle_total_milli(t) + 500) / 1000;
+            }
+            let orc = t0.elapsed();
+            let t0 = std::time::Instant::now();
+            let c = crate::tokens::count_tokens(&texts, crate::tokens::Encoding::O200kBase);
+            let ex = t0.elapsed();
+            println!(
+                "fast {fast:?} oracle {orc:?} exact {ex:?} ({s} {o} {})",
+                c.iter().sum::<i64>()
+            );
+        }
+        for _ in 0..3 {
+            let t0 = std::time::Instant::now();
+            for t in &texts {
+                super::fast::build_only(&mut scratch.fast, t.as_bytes());
+            }
+            println!("build only {:?}", t0.elapsed());
+        }
+        let (fast_n, slow_n) = super::fast::count_paths(&mut scratch.fast, &texts);
+        println!("pieces fast {fast_n} slow {slow_n}");
     }
 }

@@ -14,9 +14,8 @@
 //! reference on random text.
 
 use super::{
-    char_class, cost, is_letter, is_punct, DIGIT, K_ASTRAL, K_CAP, K_DIGITS, K_LOWER,
-    K_MIXED, K_NEWLINE, K_PUNCT, K_SPACE, K_SYMBOL, K_UPPER, LATIN, LOWER, NL, PUNCT, SYMBOL,
-    UPPER, WS,
+    char_class, cost, is_letter, is_punct, DIGIT, K_ASTRAL, K_CAP, K_DIGITS, K_LOWER, K_MIXED,
+    K_NEWLINE, K_PUNCT, K_SPACE, K_SYMBOL, K_UPPER, LATIN, LOWER, NL, PUNCT, SYMBOL, UPPER, WS,
 };
 use crate::tokens::tables::{COST, SUFFIX};
 
@@ -253,15 +252,15 @@ impl Fast {
             let a1 = up(a, pa, 1);
             let bs = a & !sc & (!a1 | (up(c.l, p.l, 1) & c.u) | se);
             let pb = bs
-                & (up(wn, p.s | p.t, 1)
-                    | (up(c.p, p.p, 1) & !(up(c.p, p.p, 2) | up(c.s, p.s, 2))));
+                & (up(wn, p.s | p.t, 1) | (up(c.p, p.p, 1) & !(up(c.p, p.p, 2) | up(c.s, p.s, 2))));
             let ad1 = up(a | c.d, pa | p.d, 1);
             let nonws_next = down(!(wn | c.nl) & c.e, !(x.s | x.t | x.nl) & x.e, 1);
             let start = (bs & !pb)
                 | (c.d & !up(c.d, p.d, 1))
                 | (c.p & !up(c.p, p.p, 1) & !up(c.s, p.s, 1) & !c.ca)
                 | (c.nl & ad1)
-                | (wn & (up(a | c.d | c.p, pa | p.d | p.p, 1) | (up(wn, p.s | p.t, 1) & nonws_next)))
+                | (wn
+                    & (up(a | c.d | c.p, pa | p.d | p.p, 1) | (up(wn, p.s | p.t, 1) & nonws_next)))
                 | c.ca;
             let bad = c.h | (c.q & (up(c.q, p.q, 2) | up(c.q, p.q, 3)));
             self.start[w] = start;
@@ -347,13 +346,24 @@ fn word_kind(first: usize, second: usize, last: usize) -> usize {
 #[inline(always)]
 fn digits_cost(len: usize) -> u64 {
     let row = &COST[K_DIGITS][0];
-    (len / 3) as u64 * u64::from(row[3]) + if len % 3 > 0 { u64::from(row[len % 3]) } else { 0 }
+    (len / 3) as u64 * u64::from(row[3])
+        + if len % 3 > 0 {
+            u64::from(row[len % 3])
+        } else {
+            0
+        }
 }
 
 /// Cost of the ASCII piece `b[s..e]` (not a contraction suffix).
 #[inline(always)]
 fn piece_cost(b: &[u8], s: usize, e: usize) -> u64 {
-    let at = |k: usize| if k < e { FCLASS[b[k] as usize] as usize } else { F_END };
+    let at = |k: usize| {
+        if k < e {
+            FCLASS[b[k] as usize] as usize
+        } else {
+            F_END
+        }
+    };
     let c0 = at(s);
     let c1 = at(s + 1);
     let last = FCLASS[b[e - 1] as usize] as usize;
@@ -570,4 +580,35 @@ pub(crate) fn slow_piece(b: &[u8], i: usize) -> (usize, u64) {
         None => (i1, 1, K_SPACE),
     };
     (end, cost(kind, 0, len))
+}
+
+#[cfg(test)]
+pub(crate) fn count_paths(fast: &mut Fast, texts: &[&str]) -> (usize, usize) {
+    let (mut nf, mut ns) = (0, 0);
+    for t in texts {
+        let b = t.as_bytes();
+        let n = b.len();
+        fast.build(b);
+        let (start, bad) = (&fast.start[..], &fast.bad[..]);
+        let mut pos = 0usize;
+        while pos < n {
+            let e = next_set(start, pos + 1);
+            if next_set(bad, pos.saturating_sub(3)) <= e.saturating_add(2) {
+                pos = slow_piece(b, pos).0;
+                ns += 1;
+                continue;
+            }
+            nf += 1;
+            pos = e;
+            if pos < n && b[pos] == b'\'' && is_ca(b, pos) {
+                pos += suffix_len(b, pos);
+            }
+        }
+    }
+    (nf, ns)
+}
+
+#[cfg(test)]
+pub(crate) fn build_only(fast: &mut Fast, b: &[u8]) {
+    fast.build(b);
 }
