@@ -2,7 +2,11 @@
 //! calibrated cost per piece. `remem.reference.tokens` is the specification; this is a line-by-line
 //! port of it in integer arithmetic, so both give identical results.
 
-use super::tables::{COST, LMAX, SLOPE, SUFFIX};
+mod fast;
+
+#[cfg(test)]
+use super::tables::SUFFIX;
+use super::tables::{COST, LMAX, SLOPE};
 
 const NL: u8 = 0;
 const WS: u8 = 1;
@@ -94,13 +98,13 @@ fn is_punct(c: u8) -> bool {
     matches!(c, PUNCT | SYMBOL | ASTRAL)
 }
 
-/// Reusable buffers: code points and their classes.
+/// Reusable buffers of the fast path.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    cps: Vec<u32>,
-    cls: Vec<u8>,
+    fast: fast::Fast,
 }
 
+#[cfg(test)]
 fn word_end(cls: &[u8], s: usize) -> usize {
     let n = cls.len();
     let mut j = s;
@@ -120,6 +124,7 @@ fn word_end(cls: &[u8], s: usize) -> usize {
     }
 }
 
+#[cfg(test)]
 fn suffix_len(cps: &[u32], k: usize) -> usize {
     let lower = |i: usize| -> u32 {
         match cps.get(i) {
@@ -143,6 +148,7 @@ fn suffix_len(cps: &[u32], k: usize) -> usize {
     0
 }
 
+#[cfg(test)]
 fn word_kind(cls: &[u8]) -> usize {
     let script = cls.iter().copied().max().unwrap_or(LOWER);
     if script >= LATIN {
@@ -169,15 +175,12 @@ fn cost(kind: usize, prefix: usize, length: usize) -> u64 {
     }
 }
 
-/// Sum of the milli-token costs of the pieces of `text` (classified into `scratch`).
-fn total_milli(scratch: &mut Scratch, text: &str) -> u64 {
-    scratch.cps.clear();
-    scratch.cls.clear();
-    scratch.cps.extend(text.chars().map(u32::from));
-    scratch
-        .cls
-        .extend(scratch.cps.iter().map(|&cp| char_class(cp)));
-    let (cps, cls) = (&scratch.cps[..], &scratch.cls[..]);
+/// The line-by-line port of the reference (over decoded code points): the tests' oracle.
+#[cfg(test)]
+fn oracle_total_milli(text: &str) -> u64 {
+    let cps: Vec<u32> = text.chars().map(u32::from).collect();
+    let cls: Vec<u8> = cps.iter().map(|&cp| char_class(cp)).collect();
+    let (cps, cls) = (&cps[..], &cls[..]);
     let n = cls.len();
     let mut total = 0u64;
     let mut i = 0;
@@ -255,7 +258,7 @@ pub(crate) fn estimate_with(scratch: &mut Scratch, text: &str) -> i64 {
     if text.is_empty() {
         return 0;
     }
-    let rounded = (total_milli(scratch, text) + 500) / 1000;
+    let rounded = (fast::total_milli(&mut scratch.fast, text.as_bytes()) + 500) / 1000;
     i64::try_from(rounded.max(1)).unwrap_or(i64::MAX)
 }
 
@@ -278,6 +281,72 @@ mod tests {
         assert_eq!(char_class(0x3000), WS);
     }
 
+    fn slow_total(text: &str) -> u64 {
+        let b = text.as_bytes();
+        let (mut i, mut total) = (0, 0);
+        while i < b.len() {
+            let (j, c) = fast::slow_piece(b, i);
+            assert!(j > i);
+            total += c;
+            i = j;
+        }
+        total
+    }
+
+    /// Deterministic fuzz: the fast (bit-mask) path and the byte-level slow path both equal the
+    /// line-by-line port of the reference, on texts long enough to span several 64-byte words.
+    #[test]
+    fn fast_matches_oracle() {
+        let alphabets: [Vec<char>; 2] = [
+            "aaeeiisstdrvlmLSTMDREVAZ '''\n\n\r\t  x,.-(0123\u{b}"
+                .chars()
+                .collect(),
+            "aZ zA'sS'LLre'Ve'dM\u{17F}\r\n\t \u{3000}\u{a0}\u{85}0123\u{663}½éÉßΣд!?.,/\\-_(){}#@🎉\u{200d}中ا—’"
+                .chars()
+                .collect(),
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut scratch = Scratch::default();
+        for round in 0..30_000 {
+            let alphabet = &alphabets[round % 2];
+            let len = (next() % 200) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let want = oracle_total_milli(&text);
+            assert_eq!(slow_total(&text), want, "slow {text:?}");
+            if fast::total_milli(&mut scratch.fast, text.as_bytes()) != want {
+                // Shrink to a minimal failing text for the message.
+                let mut chars: Vec<char> = text.chars().collect();
+                let mut k = 0;
+                while k < chars.len() {
+                    let mut c2 = chars.clone();
+                    c2.remove(k);
+                    let t2: String = c2.iter().collect();
+                    if fast::total_milli(&mut scratch.fast, t2.as_bytes())
+                        != oracle_total_milli(&t2)
+                    {
+                        chars = c2;
+                    } else {
+                        k += 1;
+                    }
+                }
+                let t: String = chars.iter().collect();
+                panic!(
+                    "fast {t:?}: {} != {}",
+                    fast::total_milli(&mut scratch.fast, t.as_bytes()),
+                    oracle_total_milli(&t)
+                );
+            }
+        }
+    }
+
     #[test]
     fn word_rules() {
         let cls: Vec<u8> = "HTTPServer x"
@@ -287,5 +356,53 @@ mod tests {
         assert_eq!(word_end(&cls, 0), 10);
         let cps: Vec<u32> = "don't".chars().map(u32::from).collect();
         assert_eq!(suffix_len(&cps, 3), 2);
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    /// `REMEM_EST_CORPUS=/path cargo test --release --lib timing -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn time_corpus() {
+        let Ok(path) = std::env::var("REMEM_EST_CORPUS") else {
+            return;
+        };
+        let data = std::fs::read(path).unwrap();
+        let texts: Vec<&str> = data
+            .split(|&b| b == 0)
+            .map(|t| std::str::from_utf8(t).unwrap())
+            .collect();
+        let mut scratch = super::Scratch::default();
+        for _ in 0..3 {
+            let t0 = std::time::Instant::now();
+            let mut s = 0i64;
+            for t in &texts {
+                s += super::estimate_with(&mut scratch, t);
+            }
+            let fast = t0.elapsed();
+            let t0 = std::time::Instant::now();
+            let mut o = 0u64;
+            for t in &texts {
+                o += (super::oracle_total_milli(t) + 500) / 1000;
+            }
+            let orc = t0.elapsed();
+            let t0 = std::time::Instant::now();
+            let c = crate::tokens::count_tokens(&texts, crate::tokens::Encoding::O200kBase);
+            let ex = t0.elapsed();
+            println!(
+                "fast {fast:?} oracle {orc:?} exact {ex:?} ({s} {o} {})",
+                c.iter().sum::<i64>()
+            );
+        }
+        for _ in 0..3 {
+            let t0 = std::time::Instant::now();
+            for t in &texts {
+                super::fast::build_only(&mut scratch.fast, t.as_bytes());
+            }
+            println!("build only {:?}", t0.elapsed());
+        }
+        let (fast_n, slow_n) = super::fast::count_paths(&mut scratch.fast, &texts);
+        println!("pieces fast {fast_n} slow {slow_n}");
     }
 }
