@@ -69,7 +69,8 @@ class HnswVectorStore(StoreLifecycle):
     unit-normalised vectors; DuckDB keeps the originals, which ``get`` returns.
 
     Durability: each add/upsert/delete is one DuckDB transaction (WAL, fsync on commit) — once
-    the call returns it survives an application crash and power loss. The hnswlib index is a
+    the call returns it survives an application crash and power loss. The scan tier's matrix
+    is never written anywhere (rebuilt from DuckDB after reopen). The hnswlib index is a
     derived cache, saved atomically on :meth:`flush` and :meth:`aclose`; after a crash (or if the
     file is missing, stale or corrupt) it is detected on first use and rebuilt from DuckDB
     (:meth:`index_status` says which). Another process holding the directory makes ``open``
