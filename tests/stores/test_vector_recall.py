@@ -1,7 +1,8 @@
 """Approximate search keeps recall@10 >= 0.95 with each store's DEFAULT configuration.
 
 The collections are larger than ``exact_threshold`` so the HNSW path (hnswlib / pgvector)
-answers — or, for the default HnswVectorStore, its int8 scan tier —, and the ground truth is exact cosine top-10 computed with numpy on the same vectors.
+answers (the default HnswVectorStore: its int8 scan tier; ``hnsw-graph``: hnswlib), and the
+ground truth is exact cosine top-10 computed with numpy on the same vectors.
 Two data sets: isotropic random vectors (the hardest case for a graph index: no structure,
 scores concentrated) and a clustered set (closer to real embeddings, many near-ties inside a
 cluster). A regression to hnswlib's default ef (10), to pgvector's default ef_search (40), or
@@ -56,9 +57,7 @@ def recall_at_k(found: list[list[VectorMatch]], truth: list[set[int]]) -> float:
     return float(np.mean(hits)) / K
 
 
-@pytest.fixture(
-    params=["hnsw", "hnsw-graph", pytest.param("postgres", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(params=["hnsw", "hnsw-graph", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorStore]:
     s: VectorStore
     if request.param == "hnsw":

@@ -20,10 +20,14 @@ class HnswConfig:
     ``exact_threshold``: at or below this many (eligible) items a query is an exact native top-k.
     ``scan_threshold``: collections with at most this many items are answered by the scan tier
     (:mod:`remem.stores.hnsw.scan`: int8 scan + exact float32 rescoring, recall@10 >= 0.99) and
-    never build an hnswlib index; it costs ``5·d`` bytes of RAM per item (1.9 kB at d=384, so
-    ~1.9 GB at the default 1M) and ~6 ms per query at 100k x 384, growing linearly. Larger
-    collections use hnswlib, whose recall depends on the data (0.15 at ef 128 on 100k random
-    384-d vectors, much better on real embeddings); 0 sends everything to hnswlib.
+    never build an hnswlib index. Cost, measured on 2 shared cores (release build, random
+    384-d): ``5·d + 17`` bytes of RAM per item (1.9 kB at d=384, ~1.9 GB at the default 1M — about
+    what an hnswlib index of the same items holds), a kernel scan of ~6-12 ms per query at 100k
+    and ~34 ms at 400k (linear, so ~85 ms at 1M; numpy brute force is ~4x slower), and ingest
+    without graph building (~40x faster at 10k). The default sits where the scan still answers
+    within ~0.1 s; larger collections use hnswlib, whose recall depends on the data (0.15 at
+    ef 128 on 100k random 384-d vectors, better on real embeddings). 0 sends every collection
+    to hnswlib.
     ``overfetch``: unfiltered approximate queries ask hnswlib for ``k * overfetch`` candidates and
     rescore them exactly. ``lock_timeout``: seconds to wait for another process to release the
     directory before raising BackendError (0 = fail at once).
