@@ -30,11 +30,16 @@ class ScanCache:
     """One collection's rows for exact search; labels must arrive in ascending order."""
 
     def __init__(self, vectors: NDArray[np.float32], labels: NDArray[np.int64]) -> None:
-        n, dim = vectors.shape
-        self._n = 0
-        self._dead = 0
-        self._allocate(n, dim)
-        self.append(vectors, labels)
+        """Hold ``vectors``; a writable C-contiguous float32 array is adopted, not copied."""
+        n, dim = int(vectors.shape[0]), int(vectors.shape[1])
+        q = quantize(vectors)
+        self._allocate(0, dim)
+        adopt = vectors.flags.writeable and vectors.flags.c_contiguous
+        self._matrix = vectors if adopt else np.array(vectors, dtype=np.float32)
+        self._codes, self._scales, self._norms = q.codes, q.scales, q.norms
+        self._labels = np.array(labels, dtype=np.int64)
+        self._alive = np.ones(n, dtype=np.bool_)
+        self._n, self._dead = n, 0
 
     def _allocate(self, capacity: int, dim: int) -> None:
         self._matrix = np.empty((capacity, dim), dtype=np.float32)
@@ -51,7 +56,7 @@ class ScanCache:
     @property
     def nbytes(self) -> int:
         """Bytes held, spare capacity included."""
-        return sum(a.nbytes for a in self._arrays())
+        return sum(int(a.nbytes) for a in self._arrays())
 
     # -- maintenance -----------------------------------------------------------------------
 
