@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,7 +35,6 @@ from remem.stores.vector_input import (
 from remem.stores.worker import BlockingWorker
 
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -499,22 +497,17 @@ class HnswVectorStore(StoreLifecycle):
 
     def _index_of(self, state: _Loaded) -> _Loaded:
         """Load the collection's hnswlib index from its file, or rebuild it from DuckDB."""
-        if state.index is not None:
-            return state
-        row, dim = state.row, state.row.info.dimension
-        index, problem = index_file.load_index(
-            self.directory, row.cid, dim, row.generation, len(state.label_of), self.config.index
-        )
-        status = "loaded"
-        if index is None:
-            vectors, labels = self._db().vectors(row.cid, dim)
-            index = index_file.build_index(
-                dim, for_metric(vectors, row.info.metric), labels, self.config.index
-            )
+        if state.index is None:
+            row, count = state.row, len(state.label_of)
+
+            def read() -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+                vectors, labels = self._db().vectors(row.cid, row.info.dimension)
+                return for_metric(vectors, row.info.metric), labels
+
             # A collection served by the scan tier so far never had an index file to lose.
-            unindexed = row.generation == 0 or not self._needs_index(len(state.label_of))
-            status = "new" if problem == "missing" and unindexed else f"rebuilt:{problem}"
-            if status != "new":
-                log.warning("rebuilt the %s hnswlib index of %r", problem, row.info.name)
-        state.index, state.status, state.dirty = index, status, status != "loaded"
+            expected = row.generation > 0 and self._needs_index(count)
+            state.index, state.status = index_file.load_or_build(
+                self.directory, row, count, self.config.index, read, expected=expected
+            )
+            state.dirty = state.status != "loaded"
         return state
