@@ -8,7 +8,9 @@ matvec + argpartition over the same unit-normalised matrix (cosine, the stores' 
 timed loop and recall@10 in ``extra_info`` and mark ``correct`` when recall@10 against exact
 cosine search is at least 0.95 (exact for ``numpy``).
 
-Isotropic random 384-d vectors are the worst case for graph indexes (the 10th and the 1000th
+``hnsw`` runs HnswVectorStore's default configuration: at these sizes (below
+``scan_threshold``) its in-memory int8 scan with exact rescoring answers, and no hnswlib graph is
+built. Isotropic random 384-d vectors are the worst case for graph indexes (the 10th and the 1000th
 neighbour score within 0.1 of each other); read the recall next to the latency.
 """
 

@@ -20,7 +20,7 @@ import pytest
 from remem.stores.hnsw import HnswConfig, HnswVectorStore
 
 D = 8
-CONFIG = HnswConfig(exact_threshold=0)  # always exercise the hnswlib path
+CONFIG = HnswConfig(exact_threshold=0, scan_threshold=0)  # always exercise the hnswlib path
 
 
 def vecs(n: int, seed: int = 0) -> np.ndarray[Any, np.dtype[np.float32]]:

@@ -28,7 +28,7 @@ from remem.stores.postgres.vector import PgVectorConfig, PgVectorStore
 from remem.stores.vector import VectorStore
 
 Factory = Callable[[int], Awaitable[VectorStore]]
-BACKENDS = ["hnsw", "simple", pytest.param("postgres", marks=pytest.mark.postgres)]
+BACKENDS = ["hnsw", "hnsw-graph", "simple", pytest.param("postgres", marks=pytest.mark.postgres)]
 D = 8
 
 
@@ -41,8 +41,11 @@ async def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
 
     async def make(exact_threshold: int = 2048) -> VectorStore:
         store: VectorStore
-        if kind == "hnsw":
-            store = HnswVectorStore(tmp_path / "v", HnswConfig(exact_threshold=exact_threshold))
+        if kind.startswith("hnsw"):
+            # "hnsw": the in-memory scan tier; "hnsw-graph": hnswlib for every collection.
+            scan = 0 if kind == "hnsw-graph" else HnswConfig().scan_threshold
+            config = HnswConfig(exact_threshold=exact_threshold, scan_threshold=scan)
+            store = HnswVectorStore(tmp_path / "v", config)
         elif kind == "simple":
             store = MemoryVectorStore()
         else:

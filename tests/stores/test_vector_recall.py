@@ -1,7 +1,8 @@
 """Approximate search keeps recall@10 >= 0.95 with each store's DEFAULT configuration.
 
 The collections are larger than ``exact_threshold`` so the HNSW path (hnswlib / pgvector)
-answers, and the ground truth is exact cosine top-10 computed with numpy on the same vectors.
+answers (the default HnswVectorStore: its int8 scan tier; ``hnsw-graph``: hnswlib), and the
+ground truth is exact cosine top-10 computed with numpy on the same vectors.
 Two data sets: isotropic random vectors (the hardest case for a graph index: no structure,
 scores concentrated) and a clustered set (closer to real embeddings, many near-ties inside a
 cluster). A regression to hnswlib's default ef (10), to pgvector's default ef_search (40), or
@@ -20,11 +21,12 @@ import psycopg
 import pytest
 
 from remem.models import VectorMatch
-from remem.stores.hnsw import HnswVectorStore
+from remem.stores.hnsw import HnswConfig, HnswVectorStore
 from remem.stores.postgres.vector import PgVectorConfig, PgVectorStore
 from remem.stores.vector import VectorStore
 
 N, D, K, Q = 5000, 64, 10, 50
+GRAPH = HnswConfig(scan_threshold=0)  # every collection on hnswlib with its default tuning
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 
 
@@ -55,11 +57,13 @@ def recall_at_k(found: list[list[VectorMatch]], truth: list[set[int]]) -> float:
     return float(np.mean(hits)) / K
 
 
-@pytest.fixture(params=["hnsw", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=["hnsw", "hnsw-graph", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorStore]:
     s: VectorStore
     if request.param == "hnsw":
-        s = HnswVectorStore(tmp_path / "v")
+        s = HnswVectorStore(tmp_path / "v")  # the default: the in-memory int8 scan tier
+    elif request.param == "hnsw-graph":
+        s = HnswVectorStore(tmp_path / "v", GRAPH)
     else:
         s = PgVectorStore(request.getfixturevalue("pg_dsn"))
     async with s:
@@ -84,10 +88,10 @@ async def test_hnsw_reloaded_index_keeps_recall(tmp_path: Path) -> None:
     """ef is a query-time setting hnswlib does not save: a reloaded index must get it back."""
     matrix, queries = random_set(11)
     ids = [f"v{i:05d}" for i in range(N)]
-    async with HnswVectorStore(tmp_path / "v") as s:
+    async with HnswVectorStore(tmp_path / "v", GRAPH) as s:
         await s.create_collection("c", model_name="m", dimension=D)
         await s.add("c", ids, matrix)
-    async with HnswVectorStore(tmp_path / "v") as s:
+    async with HnswVectorStore(tmp_path / "v", GRAPH) as s:
         assert await s.index_status("c") == "loaded"
         found = await s.query("c", queries, k=K)
     truth = exact_top_k(matrix, queries)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
+from remem.stores.hnsw.config import HnswConfig
 from remem.stores.hnsw.index_file import IndexParams
-from remem.stores.hnsw.store import HnswConfig, HnswVectorStore
+from remem.stores.hnsw.store import HnswVectorStore
 
 __all__ = ["HnswConfig", "HnswVectorStore", "IndexParams"]

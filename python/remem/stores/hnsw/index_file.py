@@ -15,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import hnswlib
 import numpy as np
@@ -26,8 +28,12 @@ from numpy.typing import NDArray
 
 from remem.errors import ConfigError
 
+if TYPE_CHECKING:
+    from remem.stores.hnsw.tables import CollectionRow
+
 LoadProblem = Literal["missing", "stale", "corrupt"]
 _FORMAT = 1
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +174,30 @@ def load_index(
     index.set_ef(params.ef_search)
     index.set_num_threads(1)
     return index, None
+
+
+def load_or_build(
+    directory: Path,
+    row: CollectionRow,
+    count: int,
+    params: IndexParams,
+    read: Callable[[], tuple[NDArray[np.float32], NDArray[np.int64]]],
+    *,
+    expected: bool,
+) -> tuple[Any, str]:
+    """The collection's saved index, or one built from ``read()`` (its metric-prepared vectors
+    and labels), with its status: ``"loaded"``, ``"new"`` (no file, none ``expected``) or
+    ``"rebuilt:<problem>"`` (logged as a warning)."""
+    dim = row.info.dimension
+    index, problem = load_index(directory, row.cid, dim, row.generation, count, params)
+    if index is not None:
+        return index, "loaded"
+    vectors, labels = read()
+    index = build_index(dim, vectors, labels, params)
+    if problem == "missing" and not expected:
+        return index, "new"
+    log.warning("rebuilt the %s hnswlib index of %r", problem, row.info.name)
+    return index, f"rebuilt:{problem}"
 
 
 def discard_temp_files(directory: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,12 +13,13 @@ import duckdb
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.errors import BackendError, ConfigError, DuplicateIdError, NotFoundError
+from remem.errors import BackendError, DuplicateIdError, NotFoundError
 from remem.kernels import top_k
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.stores.filters import Filter, parse_where
 from remem.stores.hnsw import index_file
-from remem.stores.hnsw.index_file import IndexParams
+from remem.stores.hnsw.config import HnswConfig
+from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import CollectionRow, VectorTables
 from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.vector import Where
@@ -35,47 +35,23 @@ from remem.stores.vector_input import (
 from remem.stores.worker import BlockingWorker
 
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 _ROW_CACHE_LIMIT = 200_000
 """Most (id, document, metadata) rows a loaded collection keeps to answer queries from memory."""
 
-DEFAULT_EXACT_THRESHOLD = 2048
-"""Collections (or filtered eligible sets) at most this large are searched exactly."""
-
-
-@dataclass(frozen=True, slots=True)
-class HnswConfig:
-    """Tuning for :class:`HnswVectorStore`.
-
-    ``exact_threshold``: at or below this many (eligible) items a query is an exact native top-k.
-    ``overfetch``: unfiltered approximate queries ask hnswlib for ``k * overfetch`` candidates and
-    rescore them exactly. ``lock_timeout``: seconds to wait for another process to release the
-    directory before raising BackendError (0 = fail at once).
-    """
-
-    exact_threshold: int = DEFAULT_EXACT_THRESHOLD
-    overfetch: int = 2
-    index: IndexParams = field(default_factory=IndexParams)
-    lock_timeout: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.exact_threshold < 0 or self.overfetch < 1 or self.lock_timeout < 0:
-            raise ConfigError(
-                "HnswConfig needs exact_threshold >= 0, overfetch >= 1 and lock_timeout >= 0"
-            )
-
 
 @dataclass(slots=True)
 class _Loaded:
-    """A collection's in-memory side: its index and the id ↔ label maps."""
+    """A collection's in-memory side: the id ↔ label maps, and lazily its hnswlib index (above
+    ``scan_threshold``, or once loaded) or its scan cache (at or below it)."""
 
     row: CollectionRow
-    index: Any
     label_of: dict[str, int]
     id_of: dict[int, str]
+    index: Any = None
+    scan: ScanCache | None = None
     dirty: bool = False
-    status: str = "loaded"
+    status: str = "scan"
     sorted_ids: list[str] | None = None  # cache for the exact path, cleared on every write
     # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
     # label) and a deleted label is never returned again, so entries never go stale.
@@ -85,15 +61,20 @@ class _Loaded:
 class HnswVectorStore(StoreLifecycle):
     """Vectors in ``<directory>/vectors.duckdb`` plus ``c<cid>.hnsw`` index files beside it.
 
-    Search: a collection with at most ``exact_threshold`` items, or a filtered query whose
-    eligible set is that small, is answered by an exact native top-k. Otherwise hnswlib answers
+    Search: a collection with at most ``scan_threshold`` items is answered from an in-memory
+    copy of its vectors (built from DuckDB on the first query, then updated with every write):
+    an exact float32 top-k when at most ``exact_threshold`` items are eligible, else the native
+    int8 scan with exact rescoring; a filter becomes a row mask. Such collections never build
+    an hnswlib index. In a larger collection, a filtered query whose eligible set has at most
+    ``exact_threshold`` items is an exact native top-k. Otherwise hnswlib answers
     (a filter becomes an hnswlib filter callback over the eligible labels), the candidates are
     rescored exactly, and if hnswlib finds fewer than ``k`` eligible items the query falls back
     to the exact path — so filtered results are never short. Cosine collections index
     unit-normalised vectors; DuckDB keeps the originals, which ``get`` returns.
 
     Durability: each add/upsert/delete is one DuckDB transaction (WAL, fsync on commit) — once
-    the call returns it survives an application crash and power loss. The hnswlib index is a
+    the call returns it survives an application crash and power loss. The scan tier's matrix
+    is never written anywhere (rebuilt from DuckDB after reopen). The hnswlib index is a
     derived cache, saved atomically on :meth:`flush` and :meth:`aclose`; after a crash (or if the
     file is missing, stale or corrupt) it is detected on first use and rebuilt from DuckDB
     (:meth:`index_status` says which). Another process holding the directory makes ``open``
@@ -160,7 +141,7 @@ class HnswVectorStore(StoreLifecycle):
 
     def _flush_sync(self) -> None:
         for state in self._loaded.values():
-            if state.dirty:
+            if state.dirty and state.index is not None:
                 row = state.row
                 index_file.save_index(
                     self.directory, row.cid, state.index, row.generation, len(state.label_of)
@@ -229,9 +210,17 @@ class HnswVectorStore(StoreLifecycle):
         await self._call(run)
 
     async def index_status(self, collection: str) -> str:
-        """How the collection's index was obtained: ``"loaded"``, ``"new"`` or
-        ``"rebuilt:<missing|stale|corrupt>"`` (for tests and operators)."""
-        return await self._call(lambda: self._state_of(collection).status)
+        """``"scan"`` when the collection is served by the scan tier (no hnswlib index), else how
+        its index was obtained: ``"loaded"``, ``"new"`` or ``"rebuilt:<missing|stale|corrupt>"``
+        (for tests and operators; this loads the index if the collection needs one)."""
+
+        def run() -> str:
+            state = self._state_of(collection)
+            if state.index is None and not self._needs_index(len(state.label_of)):
+                return "scan"
+            return self._index_of(state).status
+
+        return await self._call(run)
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -285,6 +274,9 @@ class HnswVectorStore(StoreLifecycle):
                 "use upsert() to replace it"
             )
         labels = np.arange(row.next_label, row.next_label + len(batch), dtype=np.int64)
+        size = len(state.label_of) - len(old) + len(batch)
+        if state.index is None and self._needs_index(size):
+            self._index_of(state)  # crossing scan_threshold: load or build it before this write
         with tables.transaction(f"writing to collection {row.info.name!r}"):
             if old:
                 tables.delete_items(row.cid, list(old))
@@ -293,15 +285,23 @@ class HnswVectorStore(StoreLifecycle):
         row.generation += 1
         row.next_label += len(batch)
         state.dirty, state.sorted_ids = True, None
+        prepared = for_metric(batch.vectors, row.info.metric)
         try:
             for label in old.values():
-                state.index.mark_deleted(label)
                 del state.id_of[label]
-            index_file.add_to_index(state.index, for_metric(batch.vectors, row.info.metric), labels)
+                if state.index is not None:
+                    state.index.mark_deleted(label)
+            if state.index is not None:
+                index_file.add_to_index(state.index, prepared, labels)
+            if state.scan is not None and self._needs_index(size):
+                state.scan = None  # past scan_threshold: hnswlib answers, free the memory
+            if state.scan is not None:
+                state.scan.remove(np.fromiter(old.values(), dtype=np.int64, count=len(old)))
+                state.scan.append(prepared, labels)
         except Exception as exc:
-            # DuckDB committed; drop the cache so the next use rebuilds the index from it.
+            # DuckDB committed; drop the caches so the next use rebuilds them from it.
             self._loaded.pop(row.info.name, None)
-            raise BackendError(f"updating the hnswlib index failed: {exc}") from exc
+            raise BackendError(f"updating the in-memory index failed: {exc}") from exc
         for item_id, label in zip(batch.ids, labels.tolist(), strict=True):
             state.label_of[item_id] = label
             state.id_of[label] = item_id
@@ -322,9 +322,12 @@ class HnswVectorStore(StoreLifecycle):
             row.generation += 1
             state.dirty, state.sorted_ids = True, None
             for item_id, label in found.items():
-                state.index.mark_deleted(label)
+                if state.index is not None:
+                    state.index.mark_deleted(label)
                 del state.label_of[item_id]
                 del state.id_of[label]
+            if state.scan is not None:
+                state.scan.remove(np.fromiter(found.values(), dtype=np.int64, count=len(found)))
             return len(found)
 
         return await self._call(run)
@@ -384,6 +387,12 @@ class HnswVectorStore(StoreLifecycle):
         size = len(state.label_of) if eligible is None else len(eligible)
         if size == 0:
             return [[] for _ in queries]
+        if not self._needs_index(len(state.label_of)):
+            labels, scores = self._scan_of(state).search(
+                queries, k, eligible, self.config.exact_threshold
+            )
+            return self._materialise(state, labels, scores, k)
+        self._index_of(state)
         if size <= self.config.exact_threshold:
             return self._exact(state, queries, k, eligible)
         results = self._approximate(state, queries, k, eligible)
@@ -477,29 +486,38 @@ class HnswVectorStore(StoreLifecycle):
             raise BackendError("the vector store is not open; use `async with store:`")
         return self._tables
 
+    def _needs_index(self, size: int) -> bool:
+        return size > self.config.scan_threshold
+
     def _state_of(self, name: str) -> _Loaded:
         state = self._loaded.get(name)
-        if state is not None:
-            return state
-        tables = self._db()
-        row = tables.collection(name)
-        pairs = tables.labels(row.cid)
-        label_of = dict(pairs)
-        id_of = {label: item_id for item_id, label in pairs}
-        dim = row.info.dimension
-        index, problem = index_file.load_index(
-            self.directory, row.cid, dim, row.generation, len(pairs), self.config.index
-        )
-        status = "loaded"
-        if index is None:
-            vectors, labels = tables.vectors(row.cid, dim)
-            index = index_file.build_index(
-                dim, for_metric(vectors, row.info.metric), labels, self.config.index
+        if state is None:
+            row = self._db().collection(name)
+            pairs = self._db().labels(row.cid)
+            state = _Loaded(row, dict(pairs), {label: item_id for item_id, label in pairs})
+            self._loaded[name] = state
+        return state
+
+    def _scan_of(self, state: _Loaded) -> ScanCache:
+        if state.scan is None:
+            row = state.row
+            vectors, labels = self._db().vectors(row.cid, row.info.dimension)
+            state.scan = ScanCache(for_metric(vectors, row.info.metric), labels)
+        return state.scan
+
+    def _index_of(self, state: _Loaded) -> _Loaded:
+        """Load the collection's hnswlib index from its file, or rebuild it from DuckDB."""
+        if state.index is None:
+            row, count = state.row, len(state.label_of)
+
+            def read() -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+                vectors, labels = self._db().vectors(row.cid, row.info.dimension)
+                return for_metric(vectors, row.info.metric), labels
+
+            # A collection served by the scan tier so far never had an index file to lose.
+            expected = row.generation > 0 and self._needs_index(count)
+            state.index, state.status = index_file.load_or_build(
+                self.directory, row, count, self.config.index, read, expected=expected
             )
-            status = "new" if problem == "missing" and row.generation == 0 else f"rebuilt:{problem}"
-            if status != "new":
-                log.warning("rebuilt the %s hnswlib index of collection %r", problem, name)
-        state = _Loaded(row, index, label_of, id_of, dirty=index is not None and status != "loaded")
-        state.status = status
-        self._loaded[name] = state
+            state.dirty = state.status != "loaded"
         return state

@@ -187,12 +187,19 @@ class VectorTables:
         ]
 
     def vectors(self, cid: int, dimension: int) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
-        rows = self.query("SELECT label, vector FROM items WHERE cid = ? ORDER BY label", [cid])
-        labels = np.array([r[0] for r in rows], dtype=np.int64)
-        if not rows:
+        """Every stored vector and its label, ascending by label, in one columnar read."""
+        try:
+            cols = self.con.execute(
+                "SELECT label, vector FROM items WHERE cid = ? ORDER BY label", [cid]
+            ).fetchnumpy()
+        except duckdb.Error as exc:
+            raise BackendError(f"reading vectors.duckdb failed: {exc}") from exc
+        labels = np.asarray(cols["label"], dtype=np.int64)
+        if not len(labels):
             return np.zeros((0, dimension), dtype=np.float32), labels
-        blob = b"".join(r[1] for r in rows)
-        return np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dimension), labels
+        blob = b"".join(cols["vector"].tolist())
+        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(labels), dimension)
+        return matrix, labels
 
     def eligible_labels(self, cid: int, where: Filter) -> NDArray[np.int64]:
         sql, params = compile_duckdb(where, "metadata")
