@@ -14,23 +14,22 @@ A plan found begun and not committed (a crash, a SIGKILL, a cancelled task) is c
 already at their target stage are not written again, moves skip ids no longer in their source
 collection, removals of absent vectors are no-ops.
 
-``FilePlanJournal`` appends JSON lines to a file, fsynced per line; ``MemoryPlanJournal`` keeps
-the intent in process memory (for tests and in-memory stacks, where a crash loses everything).
+``FilePlanJournal`` appends fsynced JSON lines to a file (:class:`JsonLinesJournal`);
+``MemoryPlanJournal`` keeps the intent in process memory (for tests and in-memory stacks, where a
+crash loses everything).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from remem.errors import BackendError, IntegrityError
+from remem.errors import IntegrityError
 from remem.lifecycle.plan import PlanAction, PlannedChange
 from remem.models import MemoryStage
+from remem.stores.journal_file import JsonLinesJournal
 
 __all__ = ["FilePlanJournal", "MemoryPlanJournal", "PendingPlan", "PlanJournal"]
 
@@ -113,34 +112,18 @@ class FilePlanJournal:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._path = Path(path)
-        self._lock = threading.Lock()
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = JsonLinesJournal(path, what="plan journal")
         self._open = {p.plan_id for p in self.pending()}
         if not self._open:
-            self._path.unlink(missing_ok=True)
+            self._file.remove()
 
     @property
     def path(self) -> Path:
-        return self._path
-
-    def _append(self, record: dict[str, object]) -> None:
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        with self._lock:
-            try:
-                with open(self._path, "a", encoding="utf-8") as fh:
-                    fh.write(line)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            except OSError as exc:
-                raise BackendError(
-                    f"could not write the plan journal {self._path}: {exc}; check disk space "
-                    "and permissions"
-                ) from exc
+        return self._file.path
 
     def begin(self, pending: PendingPlan) -> None:
         self._open.add(pending.plan_id)
-        self._append(
+        self._file.append(
             {
                 "op": "begin",
                 "plan_id": pending.plan_id,
@@ -150,26 +133,18 @@ class FilePlanJournal:
         )
 
     def records_applied(self, plan_id: str) -> None:
-        self._append({"op": "records", "plan_id": plan_id})
+        self._file.append({"op": "records", "plan_id": plan_id})
 
     def commit(self, plan_id: str) -> None:
-        self._append({"op": "commit", "plan_id": plan_id})
+        self._file.append({"op": "commit", "plan_id": plan_id})
         self._open.discard(plan_id)
         if not self._open:
-            with self._lock:
-                self._path.unlink(missing_ok=True)
+            self._file.remove()
 
     def pending(self) -> list[PendingPlan]:
-        if not self._path.exists():
-            return []
         plans: dict[str, PendingPlan] = {}
-        try:
-            lines = self._path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise BackendError(f"could not read the plan journal {self._path}: {exc}") from exc
-        for number, line in enumerate(lines, start=1):
+        for number, record in enumerate(self._file.records(), start=1):
             try:
-                record = json.loads(line)
                 op, plan_id = record["op"], record["plan_id"]
                 if op == "begin":
                     plans[plan_id] = PendingPlan(
@@ -181,11 +156,9 @@ class FilePlanJournal:
                     plans[plan_id] = replace(plans[plan_id], records_applied=True)
                 elif op == "commit":
                     plans.pop(plan_id, None)
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as exc:
-                if number == len(lines) and not line.endswith("}"):
-                    break  # torn final append: nothing was written to a store after it
+            except (KeyError, TypeError, ValueError, IndexError) as exc:
                 raise IntegrityError(
-                    f"plan journal {self._path} is corrupt at line {number}; restore it from a "
-                    "backup, or delete it after checking record stages against the collections"
+                    f"plan journal {self.path} has a malformed record {number}; restore it from "
+                    "a backup, or delete it after checking record stages against the collections"
                 ) from exc
         return list(plans.values())

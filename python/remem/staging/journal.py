@@ -6,22 +6,20 @@ first write and its completion after the second, so a move interrupted at any po
 SIGKILL) is found on the next open and rolled forward. Replaying is idempotent: an id already in
 the target and gone from the source is left alone.
 
-``FileMoveJournal`` appends JSON lines to a file and fsyncs each record (the embedded default keeps
-it beside the memory directory's databases); ``MemoryMoveJournal`` is for in-memory stacks, where
+``FileMoveJournal`` appends fsynced JSON lines to a file (the embedded default keeps it beside
+the memory directory's databases); ``MemoryMoveJournal`` is for in-memory stacks, where
 a crash loses everything anyway.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from remem.errors import BackendError, IntegrityError
+from remem.errors import IntegrityError
 from remem.models import MemoryStage
+from remem.stores.journal_file import JsonLinesJournal
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,36 +54,25 @@ class MemoryMoveJournal:
 
 
 class FileMoveJournal:
-    """An append-only JSON-lines journal, fsynced per record.
+    """An append-only JSON-lines journal, fsynced per record (:class:`JsonLinesJournal`).
 
     Durability: a ``begin`` that returned is on disk (survives power loss), so the move it
-    announces is completed on the next open. The file is compacted (rewritten with only pending
-    moves, then renamed over the old one) when it is opened with nothing pending.
+    announces is completed on the next open. The file is removed whenever nothing is pending.
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._path = Path(path)
-        self._lock = threading.Lock()
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.pending() and self._path.exists():
-            self._path.unlink()
+        self._file = JsonLinesJournal(path, what="move journal")
+        self._open = {move.move_id for move in self.pending()}
+        if not self._open:
+            self._file.remove()
 
-    def _append(self, record: dict[str, object]) -> None:
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        with self._lock:
-            try:
-                with open(self._path, "a", encoding="utf-8") as fh:
-                    fh.write(line)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            except OSError as exc:
-                raise BackendError(
-                    f"could not write the move journal {self._path}: {exc}; check disk space "
-                    "and permissions"
-                ) from exc
+    @property
+    def path(self) -> Path:
+        return self._file.path
 
     def begin(self, move: PendingMove) -> None:
-        self._append(
+        self._open.add(move.move_id)
+        self._file.append(
             {
                 "op": "begin",
                 "move_id": move.move_id,
@@ -96,31 +83,27 @@ class FileMoveJournal:
         )
 
     def commit(self, move_id: str) -> None:
-        self._append({"op": "commit", "move_id": move_id})
+        self._file.append({"op": "commit", "move_id": move_id})
+        self._open.discard(move_id)
+        if not self._open:
+            self._file.remove()
 
     def pending(self) -> list[PendingMove]:
-        if not self._path.exists():
-            return []
         moves: dict[str, PendingMove] = {}
-        lines = self._path.read_text(encoding="utf-8").splitlines()
-        for number, line in enumerate(lines, start=1):
+        for number, record in enumerate(self._file.records(), start=1):
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                if number == len(lines):
-                    # A torn last line is a begin that never returned: no write followed it.
-                    break
+                if record["op"] == "begin":
+                    moves[record["move_id"]] = PendingMove(
+                        move_id=record["move_id"],
+                        ids=tuple(record["ids"]),
+                        source=MemoryStage(record["source"]),
+                        target=MemoryStage(record["target"]),
+                    )
+                elif record["op"] == "commit":
+                    moves.pop(record["move_id"], None)
+            except (KeyError, TypeError, ValueError) as exc:
                 raise IntegrityError(
-                    f"move journal {self._path} is corrupt at line {number}; restore it from "
+                    f"move journal {self.path} has a malformed record {number}; restore it from "
                     "a backup or delete it after checking the staged collections"
                 ) from exc
-            if record.get("op") == "begin":
-                moves[record["move_id"]] = PendingMove(
-                    move_id=record["move_id"],
-                    ids=tuple(record["ids"]),
-                    source=MemoryStage(record["source"]),
-                    target=MemoryStage(record["target"]),
-                )
-            elif record.get("op") == "commit":
-                moves.pop(record["move_id"], None)
         return list(moves.values())
