@@ -23,6 +23,7 @@ from remem.errors import (
 )
 from remem.models import DaySummary, EpisodeKind, TranscriptEntry
 from remem.stores import EpisodicStore
+from remem.stores.episodic import NoteInput
 from remem.stores.postgres.episodic import PostgresEpisodicStore
 from remem.stores.search_text import MAX_INDEXED_CHARS
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
@@ -216,6 +217,45 @@ async def test_bad_input_is_a_typed_error_and_changes_nothing(store: EpisodicSto
         with pytest.raises(error):
             await call()
     assert await ids(store, "kept x n") == ["s1-1"]
+
+
+def note(note_id: str, text: str, **kwargs: object) -> NoteInput:
+    fields: dict[str, object] = {"created_at": T0, "session_id": None, "metadata": {}} | kwargs
+    return NoteInput(note_id=note_id, text=text, **fields)  # type: ignore[arg-type]
+
+
+async def test_add_notes_is_one_all_or_nothing_batch(store: EpisodicStore) -> None:
+    await store.add_notes([])
+    await store.add_notes(
+        [
+            note("b1", "batched walrus", session_id="s9", metadata={"kind": "fact"}),
+            note("b2", "batched 海象 🦭", created_at=T0 + timedelta(minutes=1)),
+        ]
+    )
+    await store.add_notes(
+        [note("b1", "batched walrus", session_id="s9", metadata={"kind": "fact"})]
+    )
+    assert await ids(store, "海象") == ["b2"]
+    (hit,) = await store.search("walrus")
+    assert (hit.id, hit.kind, hit.session_id) == ("b1", EpisodeKind.NOTE, "s9")
+    assert hit.metadata == {"kind": "fact"}
+    bad_batches: list[tuple[type[Exception], list[NoteInput], str]] = [
+        (InvalidArgumentError, [note("c1", "fine"), note("c2", "nul\x00")], "note 1"),
+        (
+            NaiveDatetimeError,
+            [note("c1", "fine"), note("c3", "x", created_at=datetime(2026, 1, 1))],
+            "note 1",
+        ),
+        (InvalidArgumentError, [note("", "fine")], "note 0"),
+        (DuplicateIdError, [note("c1", "fine"), note("b2", "other content")], "b2"),
+    ]
+    for error, batch, named in bad_batches:
+        with pytest.raises(error, match=named):
+            await store.add_notes(batch)
+    with pytest.raises(InvalidArgumentError):
+        await store.add_notes(["nope"])  # type: ignore[list-item]
+    assert await store.search("fine") == []
+    assert sorted(await ids(store, "batched")) == ["b1", "b2"]
 
 
 async def test_large_texts_are_stored_whole_and_searched_up_to_the_cap(

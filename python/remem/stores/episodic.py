@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from remem.errors import ConfigError, InvalidArgumentError
+from remem.errors import ConfigError, InputError, InvalidArgumentError
 from remem.models import DaySummary, EpisodicHit, TranscriptEntry
 from remem.models.metadata import Scalar, check_metadata
 from remem.models.text import check_text
@@ -32,9 +32,12 @@ class EpisodicStore(Protocol):
       their order is comparable;
     - ``since`` is inclusive and ``until`` exclusive; both must be timezone-aware;
     - a turn's hit text is its user message and assistant message joined by a newline;
-    - ``index_turns`` / ``add_note`` of an id that exists with identical content is a no-op (so
-      indexing can be retried); with other content it raises DuplicateIdError and changes
-      nothing; a batch is all-or-nothing; a turn's (session_id, turn_number) is unique;
+    - ``add_notes`` adds many notes in one transaction (each a :class:`NoteInput`, validated
+      again by the store; a bad one raises naming its index and nothing is written);
+    - ``index_turns`` / ``add_note`` / ``add_notes`` of an id that exists with identical
+      content is a no-op (so indexing can be retried); with other content it raises
+      DuplicateIdError and changes nothing; a batch is all-or-nothing; a turn's
+      (session_id, turn_number) is unique;
     - ``days`` of a session with no indexed turns returns {}; within a day turns are in turn
       order and days ascend;
     - ``put_day_summary`` replaces the summary of the same (session, day); its timezone must be
@@ -51,6 +54,7 @@ class EpisodicStore(Protocol):
         session_id: str | None = None,
         metadata: dict[str, object] | None = None,
     ) -> None: ...
+    async def add_notes(self, notes: Sequence[NoteInput]) -> None: ...
     async def search(
         self,
         query: str,
@@ -99,6 +103,8 @@ def group_by_day(
 
 @dataclass(frozen=True, slots=True)
 class NoteInput:
+    """One note for :meth:`EpisodicStore.add_notes` (the arguments of ``add_note``)."""
+
     note_id: str
     text: str
     created_at: datetime
@@ -131,6 +137,25 @@ def check_note(
         session_id=session_id,  # type: ignore[arg-type]
         metadata=check_metadata(metadata),
     )
+
+
+def check_notes(notes: object) -> list[NoteInput]:
+    """Each note validated again; the typed error names the index of the first bad one."""
+    if isinstance(notes, str | bytes) or not isinstance(notes, Sequence):
+        raise InvalidArgumentError("add_notes takes a list of NoteInput")
+    out: list[NoteInput] = []
+    for i, note in enumerate(notes):
+        if not isinstance(note, NoteInput):
+            raise InvalidArgumentError(
+                f"note {i} is a {type(note).__name__}; build a NoteInput for each note"
+            )
+        try:
+            out.append(
+                check_note(note.note_id, note.text, note.created_at, note.session_id, note.metadata)
+            )
+        except InputError as exc:
+            raise type(exc)(f"note {i}: {exc}") from exc
+    return out
 
 
 def check_search_session(session_id: object) -> str:

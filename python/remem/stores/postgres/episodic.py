@@ -13,7 +13,9 @@ from psycopg.types.json import Json
 from remem.errors import DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
 from remem.stores.episodic import (
+    NoteInput,
     check_note,
+    check_notes,
     check_search,
     check_search_session,
     check_summary,
@@ -133,19 +135,12 @@ class PostgresEpisodicStore(StoreLifecycle):
     ) -> None:
         self._check_open()
         note = check_note(note_id, text, created_at, session_id, metadata)
-        row = (
-            note.note_id,
-            EpisodeKind.NOTE.value,
-            note.session_id,
-            None,
-            None,
-            None,
-            note.text,
-            note.created_at,
-            note.metadata,
-            search_text(note.text),
-        )
-        await self._insert([row], f"adding note {note.note_id!r}")
+        await self._insert([_note_row(note)], f"adding note {note.note_id!r}")
+
+    async def add_notes(self, notes: Sequence[NoteInput]) -> None:
+        """Add many notes in one transaction, all or nothing (see the protocol)."""
+        self._check_open()
+        await self._insert([_note_row(n) for n in check_notes(notes)], "adding notes")
 
     async def _insert(self, rows: list[_Row], action: str) -> None:
         if not rows:
@@ -316,6 +311,21 @@ def _new_rows(rows: list[_Row], stored: dict[object, _Row]) -> list[_Row]:
                 "use a new id"
             )
     return list(fresh.values())
+
+
+def _note_row(note: NoteInput) -> _Row:
+    return (
+        note.note_id,
+        EpisodeKind.NOTE.value,
+        note.session_id,
+        None,
+        None,
+        None,
+        note.text,
+        note.created_at,
+        note.metadata,
+        search_text(note.text),
+    )
 
 
 def _hit(row: _Row) -> EpisodicHit:

@@ -11,7 +11,9 @@ from typing import Any
 from remem.errors import DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
 from remem.stores.episodic import (
+    NoteInput,
     check_note,
+    check_notes,
     check_search,
     check_search_session,
     check_summary,
@@ -157,19 +159,12 @@ class SQLiteEpisodicStore(StoreLifecycle):
     ) -> None:
         self._check_open()
         note = check_note(note_id, text, created_at, session_id, metadata)
-        row = (
-            note.note_id,
-            EpisodeKind.NOTE.value,
-            note.session_id,
-            None,
-            None,
-            None,
-            note.text,
-            to_micros(note.created_at),
-            dump_metadata(note.metadata),
-            search_text(note.text),
-        )
-        await self._insert([row], f"adding note {note.note_id!r}")
+        await self._insert([_note_row(note)], f"adding note {note.note_id!r}")
+
+    async def add_notes(self, notes: Sequence[NoteInput]) -> None:
+        """Add many notes in one transaction, all or nothing (see the protocol)."""
+        self._check_open()
+        await self._insert([_note_row(n) for n in check_notes(notes)], "adding notes")
 
     async def _insert(self, rows: list[_Row], action: str) -> None:
         if not rows:
@@ -319,6 +314,21 @@ def _new_rows(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
                 "use a new id"
             )
     return list(fresh.values())
+
+
+def _note_row(note: NoteInput) -> _Row:
+    return (
+        note.note_id,
+        EpisodeKind.NOTE.value,
+        note.session_id,
+        None,
+        None,
+        None,
+        note.text,
+        to_micros(note.created_at),
+        dump_metadata(note.metadata),
+        search_text(note.text),
+    )
 
 
 def _hit(row: _Row) -> EpisodicHit:
