@@ -19,6 +19,7 @@ from remem.controller.extraction import (
 from remem.controller.failures import BackgroundFailure
 from remem.controller.fusion import RankedList, reciprocal_rank_fusion, weighted_score_fusion
 from remem.controller.reinforcement import decay_rescore
+from remem.controller.writes import MemorySpec
 
 __all__ = [
     "BackgroundFailure",
@@ -32,6 +33,7 @@ __all__ = [
     "Extractor",
     "FusionConfig",
     "MemoryController",
+    "MemorySpec",
     "RankedList",
     "Telemetry",
     "decay_rescore",

@@ -40,7 +40,8 @@ from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.recall import USER_CHARS_KEY, RecallOptions, RecallPipeline
-from remem.controller.writes import MemoryWriter, check_query_vectors
+from remem.controller.turns import check_session_id, check_turn, check_turns
+from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
 from remem.errors import ConfigError, InvalidArgumentError, NotFoundError, StoreClosedError
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
 from remem.models import (
@@ -213,19 +214,8 @@ class MemoryController:
         """
         self._check_open()
         started = time.perf_counter()
-        if not isinstance(session_id, str) or not session_id:
-            raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
-        for name, value in (
-            ("user_message", user_message),
-            ("assistant_message", assistant_message),
-        ):
-            if not isinstance(value, str):
-                raise InvalidArgumentError(f"{name} must be a str, got {type(value).__name__}")
-            check_text(value, field=name)
-        if not (user_message.strip() or assistant_message.strip()):
-            raise InvalidArgumentError(
-                "a turn needs a user or an assistant message; both are empty"
-            )
+        check_session_id(session_id)
+        check_turn(user_message, assistant_message)
         meta: dict[str, object] = dict(check_metadata(metadata))
         lock = self._session_locks.setdefault(session_id, asyncio.Lock())
         async with lock:
@@ -240,21 +230,76 @@ class MemoryController:
                 created_at=created_at if created_at is not None else self.clock.now(),
                 metadata=meta,
             )
-            if self.transcript_store is not None:
-                await self.transcript_store.append_entry(entry)
-            self._turns[session_id] = max(last, number)
-            indexed = entry.replace(metadata={**meta, USER_CHARS_KEY: len(user_message)})
-            try:
-                await self.episodic_store.index_turns([indexed])
-            except Exception as exc:
-                self._failures.add(
-                    BackgroundFailure("episodic_index", self.clock.now(), (entry.id,), exc)
-                )
-                raise
+            await self._write_turns(session_id, [entry], max(last, number))
         if self._extraction is not None:
             await self._extraction.add(entry)
         self._emit("record_turn", started, session_id=session_id)
         return entry
+
+    async def record_turns(
+        self,
+        session_id: str,
+        turns: Sequence[tuple[str, str]],
+        *,
+        created_at: datetime | None = None,
+        metadata: Mapping[str, object] | None = None,
+    ) -> list[TranscriptEntry]:
+        """``record_turn`` for many (user_message, assistant_message) pairs of one session: one
+        transcript batch and one episodic batch; turns are numbered on from the session's last;
+        extraction is scheduled exactly as the same ``record_turn`` calls would.
+
+        Every pair is validated first (a bad one raises naming its index; nothing is written).
+        All turns share ``created_at`` (default: now) and ``metadata``.
+        """
+        self._check_open()
+        started = time.perf_counter()
+        check_session_id(session_id)
+        pairs = check_turns(turns)
+        meta: dict[str, object] = dict(check_metadata(metadata))
+        if not pairs:
+            return []
+        at = created_at if created_at is not None else self.clock.now()
+        lock = self._session_locks.setdefault(session_id, asyncio.Lock())
+        async with lock:
+            last = await self._last_turn(session_id)
+            entries = [
+                TranscriptEntry(
+                    id=f"turn-{uuid.uuid4().hex}",
+                    session_id=session_id,
+                    turn_number=last + 1 + i,
+                    user_message=user,
+                    assistant_message=assistant,
+                    created_at=at,
+                    metadata=meta,
+                )
+                for i, (user, assistant) in enumerate(pairs)
+            ]
+            await self._write_turns(session_id, entries, last + len(entries))
+        if self._extraction is not None:
+            for entry in entries:
+                await self._extraction.add(entry)
+        self._emit("record_turns", started, session_id=session_id, turns=len(entries))
+        return entries
+
+    async def _write_turns(
+        self, session_id: str, entries: list[TranscriptEntry], last: int
+    ) -> None:
+        """Transcript first (durable), then the episodic index; the session lock is held."""
+        if self.transcript_store is not None:
+            await self.transcript_store.append_entries(entries)
+        self._turns[session_id] = last
+        indexed = [
+            e.replace(metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)}) for e in entries
+        ]
+        try:
+            await self.episodic_store.index_turns(indexed)
+        except Exception as exc:
+            self._failures.add(
+                BackgroundFailure(
+                    "episodic_index", self.clock.now(), tuple(e.id for e in entries), exc
+                )
+            )
+            raise
 
     async def _last_turn(self, session_id: str) -> int:
         known = self._turns.get(session_id)
@@ -336,6 +381,35 @@ class MemoryController:
         )
         self._emit("remember", started)
         return record
+
+    async def remember_many(
+        self,
+        items: Sequence[str | MemorySpec],
+        *,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        provenance: ProvenanceMetadata | None = None,
+        namespace: str = "default",
+        session_id: str | None = None,
+        metadata: Mapping[str, object] | None = None,
+        vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None = None,
+    ) -> list[MemoryRecord]:
+        """``remember`` for many texts (or :class:`MemorySpec` with per-item overrides of the
+        keyword defaults), all or nothing: every item validated first (the error names the bad
+        index), ONE embedding call (or ``vectors``, one row per item), one write per store. No
+        ``entities``: link them with ``remember``. Returns the records in input order."""
+        self._check_open()
+        started = time.perf_counter()
+        records = await self._writer.remember_many(
+            items,
+            kind=kind,
+            provenance=provenance,
+            namespace=namespace,
+            session_id=session_id,
+            metadata=metadata,
+            vectors=vectors,
+        )
+        self._emit("remember_many", started, memories=len(records))
+        return records
 
     async def forget(self, ids: Sequence[str]) -> int:
         """Move memories to the deleted stage (never recalled again); return how many changed.

@@ -3,6 +3,9 @@
 The record store is the source of truth; the staged collection (vector) and the episodic note
 (full text) are indexes of it. So:
 
+* ``remember_many`` is the same for a batch: every item is validated first (a bad one raises
+  naming its index; nothing is written), embedded in one call, then one batch per store, with
+  the same compensation. It takes no ``entities`` (the graph has no delete to compensate with).
 * ``remember`` validates everything and embeds once *before* writing, then writes record →
   vector → note. If the vector write fails the record is deleted; if the note fails the vector
   and the record are deleted; the original error is re-raised (a failed compensation is recorded
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -26,7 +30,7 @@ from numpy.typing import NDArray
 
 from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.embeddings import EmbeddingService
-from remem.errors import InvalidArgumentError, NonFiniteError, ShapeError
+from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError
 from remem.graph import EntityResolver
 from remem.models import (
     MemoryKind,
@@ -38,7 +42,7 @@ from remem.models import (
     check_text,
 )
 from remem.staging import STAGED, CollectionManager
-from remem.stores.episodic import EpisodicStore
+from remem.stores.episodic import EpisodicStore, NoteInput
 from remem.stores.records import RecordStore
 
 MAX_TEXT_CHARS = 1_000_000
@@ -82,42 +86,25 @@ class MemoryWriter:
         memory_id: str | None = None,
     ) -> MemoryRecord:
         now = self._now()
-        _check_memory_text(text)
-        try:
-            memory_kind = MemoryKind(kind)
-        except ValueError:
-            raise InvalidArgumentError(
-                f"kind {kind!r} is unknown; use one of {', '.join(k.value for k in MemoryKind)}"
-            ) from None
-        if provenance is None:
-            provenance = ProvenanceMetadata(source_type="user", created_at=now)
-        elif not isinstance(provenance, ProvenanceMetadata):
-            raise InvalidArgumentError(
-                f"provenance must be a ProvenanceMetadata, got {type(provenance).__name__}"
-            )
-        names = _entity_names(entities)
-        record = MemoryRecord(
-            id=memory_id if memory_id is not None else f"mem-{uuid.uuid4().hex}",
-            text=text,
-            kind=memory_kind,
+        record = _build_record(
+            text,
+            kind=kind,
+            provenance=provenance,
             namespace=namespace,
             session_id=session_id,
-            lifecycle=MemoryLifecycleMetadata(
-                stage=MemoryStage.SHORT_TERM,
-                base_score=1.0,
-                score_reference_time=now,
-                created_at=now,
-            ),
-            provenance=provenance,
-            metadata=dict(check_metadata(metadata)),
+            metadata=metadata,
+            memory_id=memory_id,
+            now=now,
         )
+        memory_kind = record.kind
+        names = _entity_names(entities)
         if vector is None:
             vectors = await self.embeddings.embed_documents([text])
         else:
             vectors = _check_vector(vector, self.embeddings.dimension)[None, :]
         if names:
             resolved = [await self.resolver.resolve(n, namespace=namespace) for n in names]
-            written = await self.resolver.upsert_resolved(resolved, provenance=provenance)
+            written = await self.resolver.upsert_resolved(resolved, provenance=record.provenance)
             record = record.replace(entity_ids=tuple(e.id for e in written))
         await self.records.put([record])
         try:
@@ -138,13 +125,89 @@ class MemoryWriter:
             raise
         return record
 
+    async def remember_many(
+        self,
+        items: Sequence[str | MemorySpec],
+        *,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        provenance: ProvenanceMetadata | None = None,
+        namespace: str = "default",
+        session_id: str | None = None,
+        metadata: Mapping[str, object] | None = None,
+        vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None = None,
+    ) -> list[MemoryRecord]:
+        """``remember`` for many memories: validate all, embed once, one batch per store."""
+        if isinstance(items, str) or not isinstance(items, Sequence):
+            raise InvalidArgumentError("remember_many takes a list of texts or MemorySpec")
+        now = self._now()
+        records: list[MemoryRecord] = []
+        seen: dict[str, int] = {}
+        for i, item in enumerate(items):
+            spec = item if isinstance(item, MemorySpec) else MemorySpec(item)
+            try:
+                record = _build_record(
+                    spec.text,
+                    kind=kind if spec.kind is None else spec.kind,
+                    provenance=provenance,
+                    namespace=namespace if spec.namespace is None else spec.namespace,
+                    session_id=session_id if spec.session_id is None else spec.session_id,
+                    metadata=metadata if spec.metadata is None else spec.metadata,
+                    memory_id=spec.memory_id,
+                    now=now,
+                )
+            except InputError as exc:
+                raise type(exc)(f"item {i}: {exc}") from exc
+            if record.id in seen:
+                raise InvalidArgumentError(
+                    f"item {i} repeats the memory_id {record.id!r} of item {seen[record.id]}; "
+                    "give each memory its own id"
+                )
+            seen[record.id] = i
+            records.append(record)
+        if not records:
+            return []
+        dim = self.embeddings.dimension
+        if vectors is None:
+            batch = await self.embeddings.embed_documents([r.text for r in records])
+        else:
+            batch = _check_vectors(vectors, len(records), dim)
+        notes = [
+            NoteInput(
+                note_id=r.id,
+                text=r.text,
+                created_at=now,
+                session_id=r.session_id,
+                metadata={"kind": r.kind.value, "namespace": r.namespace},
+            )
+            for r in records
+        ]
+        await self.records.put(records)
+        try:
+            await self.collections.add(records, vectors=batch)
+        except BaseException:
+            await self._compensate_many(records, vector_written=False)
+            raise
+        try:
+            await self.episodic.add_notes(notes)
+        except BaseException:
+            await self._compensate_many(records, vector_written=True)
+            raise
+        return records
+
     async def _compensate(self, record: MemoryRecord, *, vector_written: bool) -> None:
+        await self._compensate_many([record], vector_written=vector_written)
+
+    async def _compensate_many(
+        self, records: Sequence[MemoryRecord], *, vector_written: bool
+    ) -> None:
+        ids = [r.id for r in records]
         try:
             if vector_written:
-                await self.collections.remove([record.id], record.lifecycle.stage)
-            await self.records.delete([record.id])
+                # Fresh records are all short-term, so one collection holds every vector.
+                await self.collections.remove(ids, MemoryStage.SHORT_TERM)
+            await self.records.delete(ids)
         except Exception as exc:
-            self._failures.add(BackgroundFailure("compensation", self._now(), (record.id,), exc))
+            self._failures.add(BackgroundFailure("compensation", self._now(), tuple(ids), exc))
 
     async def forget(self, ids: Sequence[str]) -> int:
         """Move ``ids`` to the deleted stage and drop their vectors; return how many changed."""
@@ -185,6 +248,64 @@ class MemoryWriter:
             await self.collections.remove(ids, stage)
         except Exception as exc:  # an orphan vector is ignored by recall; make it visible
             self._failures.add(BackgroundFailure("vector_cleanup", self._now(), tuple(ids), exc))
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySpec:
+    """One memory for ``remember_many``; a field left ``None`` takes the call's default.
+
+    Example: ``MemorySpec("Ana lives in Lisbon", kind="preference", memory_id="m1")``.
+    """
+
+    text: str
+    kind: MemoryKind | str | None = None
+    namespace: str | None = None
+    session_id: str | None = None
+    metadata: Mapping[str, object] | None = None
+    memory_id: str | None = None
+
+
+def _build_record(
+    text: object,
+    *,
+    kind: MemoryKind | str,
+    provenance: ProvenanceMetadata | None,
+    namespace: str,
+    session_id: str | None,
+    metadata: Mapping[str, object] | None,
+    memory_id: str | None,
+    now: datetime,
+) -> MemoryRecord:
+    """A validated short-term record (base score 1.0), or the typed error naming what is bad."""
+    _check_memory_text(text)
+    assert isinstance(text, str)
+    try:
+        memory_kind = MemoryKind(kind)
+    except ValueError:
+        raise InvalidArgumentError(
+            f"kind {kind!r} is unknown; use one of {', '.join(k.value for k in MemoryKind)}"
+        ) from None
+    if provenance is None:
+        provenance = ProvenanceMetadata(source_type="user", created_at=now)
+    elif not isinstance(provenance, ProvenanceMetadata):
+        raise InvalidArgumentError(
+            f"provenance must be a ProvenanceMetadata, got {type(provenance).__name__}"
+        )
+    return MemoryRecord(
+        id=memory_id if memory_id is not None else f"mem-{uuid.uuid4().hex}",
+        text=text,
+        kind=memory_kind,
+        namespace=namespace,
+        session_id=session_id,
+        lifecycle=MemoryLifecycleMetadata(
+            stage=MemoryStage.SHORT_TERM,
+            base_score=1.0,
+            score_reference_time=now,
+            created_at=now,
+        ),
+        provenance=provenance,
+        metadata=dict(check_metadata(metadata)),
+    )
 
 
 def _check_memory_text(text: object) -> None:
