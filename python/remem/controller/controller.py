@@ -21,7 +21,6 @@ Recall: :mod:`remem.controller.recall`; fusion: :mod:`remem.controller.fusion`; 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 import uuid
@@ -39,10 +38,10 @@ from remem.controller.extraction import ExtractionContext, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
-from remem.controller.recall import USER_CHARS_KEY, RecallOptions, RecallPipeline
-from remem.controller.turns import check_session_id, check_turn, check_turns
+from remem.controller.recall import RecallOptions, RecallPipeline
+from remem.controller.turns import TurnLog, check_session_id, check_turn, check_turns
 from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
-from remem.errors import ConfigError, InvalidArgumentError, NotFoundError, StoreClosedError
+from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
 from remem.models import (
     Clock,
@@ -53,7 +52,6 @@ from remem.models import (
     ScoredMemory,
     SystemClock,
     TranscriptEntry,
-    TranscriptSession,
     check_metadata,
     check_text,
 )
@@ -144,8 +142,10 @@ class MemoryController:
                 interval=cfg.interval,
                 size=cfg.queue_size,
             )
-        self._turns: dict[str, int] = {}
-        self._session_locks: dict[str, asyncio.Lock] = {}
+        self._turn_log = TurnLog(
+            transcript_store, episodic_store, failures=self._failures, now=self.clock.now
+        )
+        self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
         self._closed = False
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -217,9 +217,8 @@ class MemoryController:
         check_session_id(session_id)
         check_turn(user_message, assistant_message)
         meta: dict[str, object] = dict(check_metadata(metadata))
-        lock = self._session_locks.setdefault(session_id, asyncio.Lock())
-        async with lock:
-            last = await self._last_turn(session_id)
+        async with self._turn_log.lock(session_id):
+            last = await self._turn_log.last_turn(session_id)
             number = last + 1 if turn_number is None else turn_number
             entry = TranscriptEntry(
                 id=entry_id if entry_id is not None else f"turn-{uuid.uuid4().hex}",
@@ -230,7 +229,7 @@ class MemoryController:
                 created_at=created_at if created_at is not None else self.clock.now(),
                 metadata=meta,
             )
-            await self._write_turns(session_id, [entry], max(last, number))
+            await self._turn_log.write(session_id, [entry], max(last, number))
         if self._extraction is not None:
             await self._extraction.add(entry)
         self._emit("record_turn", started, session_id=session_id)
@@ -259,9 +258,8 @@ class MemoryController:
         if not pairs:
             return []
         at = created_at if created_at is not None else self.clock.now()
-        lock = self._session_locks.setdefault(session_id, asyncio.Lock())
-        async with lock:
-            last = await self._last_turn(session_id)
+        async with self._turn_log.lock(session_id):
+            last = await self._turn_log.last_turn(session_id)
             entries = [
                 TranscriptEntry(
                     id=f"turn-{uuid.uuid4().hex}",
@@ -274,51 +272,12 @@ class MemoryController:
                 )
                 for i, (user, assistant) in enumerate(pairs)
             ]
-            await self._write_turns(session_id, entries, last + len(entries))
+            await self._turn_log.write(session_id, entries, last + len(entries))
         if self._extraction is not None:
             for entry in entries:
                 await self._extraction.add(entry)
         self._emit("record_turns", started, session_id=session_id, turns=len(entries))
         return entries
-
-    async def _write_turns(
-        self, session_id: str, entries: list[TranscriptEntry], last: int
-    ) -> None:
-        """Transcript first (durable), then the episodic index; the session lock is held."""
-        if self.transcript_store is not None:
-            await self.transcript_store.append_entries(entries)
-        self._turns[session_id] = last
-        indexed = [
-            e.replace(metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)}) for e in entries
-        ]
-        try:
-            await self.episodic_store.index_turns(indexed)
-        except Exception as exc:
-            self._failures.add(
-                BackgroundFailure(
-                    "episodic_index", self.clock.now(), tuple(e.id for e in entries), exc
-                )
-            )
-            raise
-
-    async def _last_turn(self, session_id: str) -> int:
-        known = self._turns.get(session_id)
-        if known is not None:
-            return known
-        last = 0
-        if self.transcript_store is not None:
-            try:
-                entries = await self.transcript_store.get_entries(session_id)
-                last = max((e.turn_number for e in entries), default=0)
-            except NotFoundError:
-                await self.transcript_store.create_session(
-                    TranscriptSession(session_id=session_id, created_at=self.clock.now())
-                )
-        else:
-            days = await self.episodic_store.days(session_id)
-            last = max((e.turn_number for d in days.values() for e in d), default=0)
-        self._turns[session_id] = last
-        return last
 
     # -- extraction -----------------------------------------------------------------------------
 

@@ -1,11 +1,79 @@
-"""Validation of the turns ``record_turn`` and ``record_turns`` write."""
+"""The turns ``record_turn`` and ``record_turns`` write: validation, numbering, the two writes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
-from remem.errors import InputError, InvalidArgumentError
-from remem.models import check_text
+from remem.controller.failures import BackgroundFailure, FailureLog
+from remem.controller.recall import USER_CHARS_KEY
+from remem.errors import InputError, InvalidArgumentError, NotFoundError
+from remem.models import TranscriptEntry, TranscriptSession, check_text
+from remem.stores.episodic import EpisodicStore
+from remem.stores.transcript import TranscriptStore
+
+
+class TurnLog:
+    """Each session's last turn number (cached), its lock, and the transcript + episodic writes.
+
+    Callers hold ``lock(session_id)`` around ``last_turn`` … ``write`` so concurrent turns of one
+    session get consecutive numbers.
+    """
+
+    def __init__(
+        self,
+        transcript_store: TranscriptStore | None,
+        episodic_store: EpisodicStore,
+        *,
+        failures: FailureLog,
+        now: Callable[[], datetime],
+    ) -> None:
+        self.transcript = transcript_store
+        self.episodic = episodic_store
+        self.last_turns: dict[str, int] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._failures = failures
+        self._now = now
+
+    def lock(self, session_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(session_id, asyncio.Lock())
+
+    async def last_turn(self, session_id: str) -> int:
+        """The session's last turn number (0 if new; a new session is created in the transcript)."""
+        known = self.last_turns.get(session_id)
+        if known is not None:
+            return known
+        last = 0
+        if self.transcript is not None:
+            try:
+                entries = await self.transcript.get_entries(session_id)
+                last = max((e.turn_number for e in entries), default=0)
+            except NotFoundError:
+                await self.transcript.create_session(
+                    TranscriptSession(session_id=session_id, created_at=self._now())
+                )
+        else:
+            days = await self.episodic.days(session_id)
+            last = max((e.turn_number for d in days.values() for e in d), default=0)
+        self.last_turns[session_id] = last
+        return last
+
+    async def write(self, session_id: str, entries: list[TranscriptEntry], last: int) -> None:
+        """Transcript first (durable once it returns), then one episodic batch; an indexing
+        failure is recorded and re-raised (the turns stay in the transcript)."""
+        if self.transcript is not None:
+            await self.transcript.append_entries(entries)
+        self.last_turns[session_id] = last
+        indexed = [
+            e.replace(metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)}) for e in entries
+        ]
+        try:
+            await self.episodic.index_turns(indexed)
+        except Exception as exc:
+            ids = tuple(e.id for e in entries)
+            self._failures.add(BackgroundFailure("episodic_index", self._now(), ids, exc))
+            raise
 
 
 def check_session_id(session_id: object) -> str:
