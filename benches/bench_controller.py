@@ -181,8 +181,12 @@ def test_recall_many_1000(benchmark: Any, world: _World) -> None:
     queries = [" ".join(rng.choice(WORDS) for _ in range(3)) for _ in range(1000)]
     vecs = world.loop.run_until_complete(world.rt.embedder.embed_documents(queries))
 
+    elapsed: list[float] = []
+
     def run() -> list[list[str]]:
+        start = time.perf_counter()
         res = world.loop.run_until_complete(c.recall_many(queries, vectors=vecs))
+        elapsed.append(time.perf_counter() - start)
         return [[h.record.id for h in r] for r in res]
 
     benchmark.group = f"recall_many 1000 of {world.n // 1000}k"
@@ -192,7 +196,8 @@ def test_recall_many_1000(benchmark: Any, world: _World) -> None:
         for i, q in enumerate(queries[:20])
     ]
     benchmark.extra_info["correct"] = bool(got[:20] == sample)
-    benchmark.extra_info["queries_per_s"] = round(1000 / benchmark.stats.stats.mean, 1)
+    # Timed here too: under --benchmark-disable pytest-benchmark keeps no stats.
+    benchmark.extra_info["queries_per_s"] = round(1000 / elapsed[-1], 1)
 
 
 BATCH = 100
