@@ -93,7 +93,7 @@ class _Backend:
 
             shutil.rmtree(self.root, ignore_errors=True)
             client = chromadb.PersistentClient(path=str(self.root))
-            self.chroma = client.create_collection("c", metadata={"hnsw:space": "cosine"})
+            self.chroma = client.create_collection("remem-bench", metadata={"hnsw:space": "cosine"})
             return
         store = self.store
         self.run(store.__aenter__())
@@ -104,7 +104,10 @@ class _Backend:
             ids = IDS[start : start + BATCH]
             block = MATRIX[start : start + BATCH]
             if self.chroma is not None:
-                self.chroma.add(ids=ids, embeddings=block.tolist())
+                # Chroma caps one add at its client's max_batch_size; feed it in such slices.
+                step = self.chroma._client.get_max_batch_size()
+                for i in range(0, len(ids), step):
+                    self.chroma.add(ids=ids[i : i + step], embeddings=block[i : i + step].tolist())
             else:
                 assert self.store is not None
                 self.run(self.store.add("c", ids, block))
