@@ -21,8 +21,10 @@ _WRITER = textwrap.dedent(
 
     async def main(dsn: str, tag: str) -> None:
         async with PgVectorStore(dsn) as store:
-            await store.create_collection("shared", model_name="m", dimension=8)
             for b in range(15):
+                # Every batch re-opens the collection, as independent clients do, so opening
+                # races with the other process's writes (this once deadlocked).
+                await store.create_collection("shared", model_name="m", dimension=8)
                 ids = [f"{tag}-{b}-{i}" for i in range(40)]
                 vecs = np.random.default_rng(b).standard_normal((40, 8)).astype(np.float32)
                 await store.add("shared", ids, vecs, metadatas=[{"tag": tag}] * 40)

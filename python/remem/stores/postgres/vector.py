@@ -168,19 +168,23 @@ class PgVectorStore(StoreLifecycle):
             name=name, model_name=model_name, dimension=dimension, metric=Metric(metric)
         )
         async with self._conn(f"creating collection {name!r}") as conn:
-            await conn.execute("LOCK TABLE remem_vector_collections IN SHARE ROW EXCLUSIVE MODE")
+            # No table lock: a writer holds its collection row FOR UPDATE and then updates it,
+            # so a table lock taken here deadlocked against concurrent writers (found by the
+            # two-process test). The unique name serialises concurrent creators instead.
             try:
-                existing = await self._collection(conn, name, lock=True)
+                existing = await self._collection(conn, name, lock=reembed)
             except NotFoundError:
                 cur = await conn.execute(
                     "INSERT INTO remem_vector_collections (name, model_name, dimension, metric) "
-                    "VALUES (%s, %s, %s, %s) RETURNING cid",
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING cid",
                     (name, info.model_name, info.dimension, info.metric.value),
                 )
                 row = await cur.fetchone()
-                assert row is not None
-                await self._create_table(conn, PgCollection(row[0], info))
-                return info
+                if row is not None:
+                    await self._create_table(conn, PgCollection(row[0], info))
+                    return info
+                # Another process created it first; its row is committed and visible now.
+                existing = await self._collection(conn, name, lock=reembed)
             if not reembed:
                 check_reopen(existing.info, info.model_name, info.dimension, info.metric)
                 return existing.info
