@@ -67,6 +67,34 @@ async def test_turns_and_graph_are_synthetic_results(make_stack: Factory) -> Non
     assert extracted[0].record.entity_ids  # linked to Ana
 
 
+async def test_keyed_facts_and_exclusive_edges_keep_their_keys(make_stack: Factory) -> None:
+    result = ExtractionResult(
+        relationships=(ExtractedRelationship("user", "lives_in", "Lisbon", exclusive=True),),
+        memories=(
+            ExtractedMemory(
+                "The user lives in Lisbon", subject=" User", attribute="City ", value="Lisbon"
+            ),
+            ExtractedMemory("The user likes rain"),
+        ),
+    )
+    s = await make_stack(extractor=ListExtractor(result))
+    await s.controller.record_turn("s1", "I moved to Lisbon", "Welcome!")
+    await s.controller.flush_extraction()
+    assert s.controller.failures() == []
+    hits = await s.controller.recall("the user lives in Lisbon and likes rain", k=10)
+    extracted = {
+        h.record.text: h.record for h in hits if h.record.provenance.source_type == "extraction"
+    }
+    keyed = extracted["The user lives in Lisbon"]
+    assert keyed.metadata["subject"] == "user"
+    assert keyed.metadata["attribute"] == "city"
+    assert keyed.metadata["value"] == "Lisbon"
+    assert "attribute" not in extracted["The user likes rain"].metadata
+    [user] = await s.graph.find_entities("user")
+    [edge] = await s.graph.relationships(user.id)
+    assert edge.attributes == {"exclusive": True}
+
+
 async def test_superseded_never_recalled_but_kept(make_stack: Factory) -> None:
     s = await make_stack()
     old = await s.controller.remember("Ana lives in Porto")

@@ -39,16 +39,29 @@ class ExtractedRelationship:
     target: str
     valid_from: datetime | None = None
     confidence: float = 1.0
+    exclusive: bool = False
+    """Single-valued relation (``lives_in``, ``works_at``, ``partner``): a newer edge of the same
+    type from the same source supersedes the older one (the consolidator sets ``valid_to`` and
+    ``superseded_by``). Stored as ``Relationship.attributes["exclusive"]``."""
 
 
 @dataclass(frozen=True, slots=True)
 class ExtractedMemory:
-    """A statement worth remembering, with the entity names it mentions."""
+    """A statement worth remembering, with the entity names it mentions.
+
+    ``subject``/``attribute``/``value`` make a fact *keyed*: "user" / "city" / "Lisbon". Two keyed
+    facts with the same subject and attribute and different values contradict each other; the
+    consolidator supersedes the older. They are stored in the record's metadata under the keys
+    ``"subject"``, ``"attribute"`` and ``"value"`` (subject and attribute lower-cased).
+    """
 
     text: str
     kind: MemoryKind | str = MemoryKind.FACT
     entities: tuple[str, ...] = ()
     confidence: float = 1.0
+    subject: str | None = None
+    attribute: str | None = None
+    value: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

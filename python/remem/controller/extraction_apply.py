@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from remem.controller.extraction import ExtractionResult
+from remem.controller.extraction import ExtractedMemory, ExtractionResult
 from remem.controller.extraction_queue import ExtractionBatch
 from remem.errors import InvalidArgumentError
 from remem.graph import EntityResolver, ResolvedEntity
@@ -21,6 +21,20 @@ from remem.models import MemoryRecord, ProvenanceMetadata, Relationship
 from remem.stores.graph import GraphStore
 
 Remember = Callable[..., Awaitable[MemoryRecord]]
+
+
+def fact_key(memory: ExtractedMemory) -> dict[str, object]:
+    """The metadata that makes a memory a keyed fact (see :class:`ExtractedMemory`); empty when
+    the extractor gave no subject and attribute."""
+    if not memory.subject or not memory.attribute:
+        return {}
+    key: dict[str, object] = {
+        "subject": memory.subject.strip().lower(),
+        "attribute": memory.attribute.strip().lower(),
+    }
+    if memory.value is not None:
+        key["value"] = memory.value
+    return key
 
 
 async def apply_extraction(
@@ -64,6 +78,7 @@ async def apply_extraction(
                 source_id=src,
                 target_id=dst,
                 relation_type=r.relation_type,
+                attributes={"exclusive": True} if r.exclusive else {},
                 valid_from=r.valid_from,
                 provenance=provenance.replace(confidence=r.confidence),
                 created_at=now,
@@ -79,4 +94,7 @@ async def apply_extraction(
         }
         if m.entities:
             kwargs["entities"] = list(m.entities)
+        keyed = fact_key(m)
+        if keyed:
+            kwargs["metadata"] = keyed
         await remember(m.text, **kwargs)
