@@ -1,8 +1,9 @@
 """Does a text mention a value? Robust to case, accents, punctuation and aliases.
 
 Both sides are normalised (NFKD with accents dropped, lower case, every run of non-alphanumeric
-characters a single space) and the value must occur on word boundaries, so "Porto" is not found
-in "Portobello" and "Kraków" is found in "krakow,". Any alias of the value counts
+characters a single space) and the value must occur on word boundaries (a plural ending is
+allowed: "software engineers"), so "Porto" is not found in "Portobello" and "Kraków" is found in
+"krakow,". Any alias of the value counts
 (:func:`~remem.eval.persona.values.aliases_of`).
 
     mentions("The commute from ALFAMA is brutal!", "Lisbon")   # True: Alfama is an alias
@@ -32,7 +33,9 @@ def normalise(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _pattern(value: str) -> re.Pattern[str]:
     forms = sorted({normalise(a) for a in aliases_of(value)} - {""}, key=len, reverse=True)
-    return re.compile(r"(?<![0-9a-z])(?:" + "|".join(map(re.escape, forms)) + r")(?![0-9a-z])")
+    return re.compile(
+        r"(?<![0-9a-z])(?:" + "|".join(map(re.escape, forms)) + r")(?:s|es)?(?![0-9a-z])"
+    )
 
 
 def mentions(text: str, value: str) -> bool:
