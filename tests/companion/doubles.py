@@ -19,15 +19,20 @@ from remem.controller import (
     ExtractionResult,
     MemoryController,
 )
-from remem.models import MemoryRecord, TranscriptEntry
+from remem.models import MemoryRecord, Relationship, TranscriptEntry
 
 SINGLE = frozenset({"city", "employer"})
 
 _PATTERNS: tuple[tuple[str, str, str, str | None], ...] = (
-    (r"(?:moved to|live in) ([A-Z][a-z]+)", "city", "Lives in {0}", "lives_in"),
-    (r"(?:job at|work at) ([A-Z][a-z]+)", "employer", "Works at {0}", "works_at"),
-    (r"sister(?:'s name)? is ([A-Z][a-z]+)", "sibling", "Has a sister named {0}", "sibling"),
-    (r"(?:dog|cat) (?:called|named) ([A-Z][a-z]+)", "pet", "Has a pet named {0}", "has_pet"),
+    (r"(?:moved to|live in) ([A-Z][a-z]+)", "city", "The user lives in {0}.", "lives_in"),
+    (r"(?:job at|work at) ([A-Z][a-z]+)", "employer", "The user works at {0}.", "works_at"),
+    (
+        r"sister(?:'s name)? is ([A-Z][a-z]+)",
+        "sibling",
+        "The user's sister is called {0}.",
+        "sibling",
+    ),
+    (r"dog (?:called|named) ([A-Z][a-z]+)", "pet", "The user has a dog named {0}.", "has_pet"),
 )
 
 
@@ -49,7 +54,10 @@ class PatternExtractor:
                     text = template.format(value)
                     memories.append(
                         ExtractedMemory(
-                            text, subject="user", attribute=attribute, value=value,
+                            text,
+                            subject="user",
+                            attribute=attribute,
+                            value=value,
                             entities=(value,) if relation else (),
                         )
                     )
@@ -72,7 +80,8 @@ class Superseded:
 
 
 class LatestWinsConsolidator:
-    """Supersedes the last seen record of the same single-valued user attribute."""
+    """Supersedes the last seen record of the same single-valued user attribute, and the older
+    exclusive relationships of the same type from the user entity."""
 
     def __init__(self, controller: MemoryController) -> None:
         self.controller = controller
@@ -91,4 +100,18 @@ class LatestWinsConsolidator:
             if old is not None and old.metadata.get("value") != record.metadata.get("value"):
                 await self.controller.supersede(old.id, record.id)
                 out.append(Superseded("record", old.id, record.id, old.text, record.text))
+        await self._relationships()
         return out
+
+    async def _relationships(self) -> None:
+        graph = self.controller.graph_store
+        for user in await graph.find_entities("user"):
+            newest: dict[str, Relationship] = {}
+            rels = await graph.relationships(user.id, direction="out")
+            for rel in sorted(rels, key=lambda r: r.created_at):
+                if not rel.attributes.get("exclusive"):
+                    continue
+                old = newest.get(rel.relation_type)
+                newest[rel.relation_type] = rel
+                if old is not None and old.target_id != rel.target_id:
+                    await graph.supersede_relationship(old.id, rel.id, at=rel.created_at)

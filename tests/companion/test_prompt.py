@@ -25,7 +25,8 @@ async def test_sections_follow_the_documented_order(
     clock.advance(timedelta(minutes=5))
     prompt = await companion.build_prompt("which tea does Ada like?")
 
-    assert prompt.sections[0] == "system" and prompt.sections[-1] == "query"
+    assert prompt.sections[0] == "system"
+    assert prompt.sections[-1] == "query"
     assert {"current_history", "core_memory"} <= set(prompt.sections)
     assert {"long_term", "short_term"} & set(prompt.sections)
     positions = [PROMPT_ORDER.index(s) for s in prompt.sections]

@@ -11,7 +11,7 @@ from remem.companion import Companion, CompanionConfig
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
 from tests.companion.doubles import PatternExtractor
 
-SMALL = CompanionConfig(blocks=CoreMemoryConfig.default(user_limit=40))
+SMALL = CompanionConfig(blocks=CoreMemoryConfig.default(user_limit=50))
 
 
 def call(name: str, i: int = 1, **arguments: str) -> Completion:
@@ -37,7 +37,8 @@ async def test_model_adds_to_a_block_then_replies(runtime: remem.Runtime) -> Non
         "search_memory",
     }
     second = brain.requests[1].messages
-    assert second[-1].role == "tool" and second[-2].tool_calls[0].name == "core_memory_add"
+    assert second[-1].role == "tool"
+    assert second[-2].tool_calls[0].name == "core_memory_add"
     assert (await runtime.blocks()).block("user").entries == ("Name is Ada",)  # persisted
     assert result.entry.assistant_message == "Nice to meet you, Ada!"
 
@@ -61,7 +62,7 @@ async def test_post_turn_consolidation_succeeds_on_the_second_attempt(
     assert result.unresolved_block_errors == ()
     (write,) = result.post_turn.writes
     assert (write.op, write.outcome) == ("add", "added")
-    assert blocks.block("user").entries == ("Name is Ada", "Works at Initech")
+    assert blocks.block("user").entries == ("Name is Ada", "The user works at Initech.")
     requests = consolidation_requests(brain)
     assert len(requests) == 2
     assert "Likes green tea" in requests[0].last_user_text  # the error carries the contents
@@ -82,7 +83,8 @@ async def test_post_turn_consolidation_stops_after_three_retries(runtime: remem.
     assert result.block_retries == 3
     assert len(consolidation_requests(stubborn)) == 3
     (error,) = result.unresolved_block_errors
-    assert "The user block is full" in error and "Likes green tea" in error
+    assert "The user block is full" in error
+    assert "Likes green tea" in error
     assert result.post_turn.writes[0].outcome == "full"
     assert blocks.block("user").entries == ("Name is Ada", "Likes green tea")
     assert result.entry.user_message == "I just started a new job at Initech"  # still recorded
@@ -95,7 +97,8 @@ async def test_configured_depth_is_honoured(runtime: remem.Runtime) -> None:
     stubborn = ScriptedBrain(["ok"], default="no")
     companion = Companion(stubborn, runtime, blocks, config=config, extractor=PatternExtractor())
     result = await companion.turn("I work at Initech")
-    assert result.block_retries == 1 and len(result.unresolved_block_errors) == 1
+    assert result.block_retries == 1
+    assert len(result.unresolved_block_errors) == 1
 
 
 async def test_model_tool_loop_stops_retrying_a_full_block(runtime: remem.Runtime) -> None:

@@ -133,4 +133,3 @@ class MemoryTools:
             for h in hits
         ]
         return "\n".join(lines)
-
