@@ -74,9 +74,13 @@ async def test_a_new_session_is_primed_with_the_previous_one(
 async def test_the_prompt_stays_within_a_small_budget(runtime: remem.Runtime) -> None:
     for i in range(60):
         await runtime.controller.remember(f"Fact {i}: Ada visited museum number {i} in Lisbon")
-    config = CompanionConfig(budget=900, output_reserve=100, recall_k=50)
+    await runtime.controller.remember("The spare key is under the blue flowerpot")
+    config = CompanionConfig(budget=1100, output_reserve=100, recall_k=50)
     companion = Companion(ScriptedBrain(default="ok"), runtime, config=config)
-    prompt = await companion.build_prompt("which museums in Lisbon did Ada visit?")
+    for i in range(12):
+        await companion.turn(f"chatting about the weather, day {i}, rather long message here")
+    prompt = await companion.build_prompt("where is the spare key? the blue flowerpot?")
+    assert "under the blue flowerpot" in prompt.messages[-1].content  # best hit beats history
     account = prompt.context.account
     assert prompt.tokens <= account.prompt_budget
     assert prompt.context.dropped()  # something had to give

@@ -24,6 +24,7 @@ are left out (they would be said twice); recalled graph facts go to ``known_fact
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,13 +117,22 @@ def block_candidates(blocks: CoreMemory) -> list[ContextCandidate]:
 def recall_candidates(
     hits: Sequence[ScoredMemory], history_ids: set[str]
 ) -> list[ContextCandidate]:
-    """Recalled memories as candidates (graph facts to known_facts; turns in history dropped)."""
+    """Recalled memories as candidates (graph facts to known_facts; turns in history dropped).
+
+    Scores are divided by the best hit's: fused recall scores are small (RRF gives about
+    0.016 per retriever), while a history turn is valued near 1, so raw scores would lose every
+    tight budget to history; scaled, the best memory of the turn weighs like the newest turn.
+    """
+    top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
     for hit in hits:
         if hit.record.id in history_ids:
             continue
         section = Section.KNOWN_FACTS if hit.record.metadata.get("source") == "graph" else None
-        out.append(ContextCandidate.from_scored_memory(hit, section=section))
+        candidate = ContextCandidate.from_scored_memory(hit, section=section)
+        if top > 0:
+            candidate = dataclasses.replace(candidate, score=candidate.score / top)
+        out.append(candidate)
     return out
 
 
