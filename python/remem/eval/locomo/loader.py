@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +137,7 @@ def _sessions(body: Mapping[str, Any], source: str) -> list[Session]:
     return out
 
 
-def _turn(raw: Any, session: int, when: Any, *, source: str) -> Turn:
+def _turn(raw: Any, session: int, when: datetime, *, source: str) -> Turn:
     if not isinstance(raw, Mapping):
         raise DatasetError(f"{source}: a turn must be an object, got {_kind(raw)}")
     dia_id = raw.get("dia_id")
