@@ -10,7 +10,8 @@ The tree::
     │   ├── ShapeError                            length or dimension mismatch
     │   ├── NonFiniteError                        NaN or infinity where not allowed
     │   ├── InvalidArgumentError                  value out of range, unknown option
-    │   └── NaiveDatetimeError                    a datetime without a timezone
+    │   ├── NaiveDatetimeError                    a datetime without a timezone
+    │   └── DatasetError                          a benchmark data file is malformed (file + field)
     ├── BudgetError                (ValueError)   must-keep items exceed the token budget
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
@@ -50,6 +51,7 @@ __all__ = [
     "BudgetError",
     "ConfigError",
     "DTypeError",
+    "DatasetError",
     "DimensionMismatchError",
     "DuplicateEntryError",
     "DuplicateIdError",
@@ -109,6 +111,10 @@ class InvalidArgumentError(InputError):
 
 class NaiveDatetimeError(InputError):
     """A datetime has no timezone; remem compares instants and needs aware datetimes."""
+
+
+class DatasetError(InputError):
+    """A benchmark data file (e.g. LoCoMo JSON) is malformed; the message names file and field."""
 
 
 class BudgetError(RememError, ValueError):
