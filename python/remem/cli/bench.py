@@ -51,7 +51,7 @@ def add_parser(sub: Any) -> None:
         "--recency-rate",
         type=float,
         default=None,
-        help="recency decay per hour after fusion (default remem's 0.005; 0 turns it off)",
+        help="recency decay per hour after fusion (default 0; a companion uses 0.005)",
     )
     locomo.set_defaults(run=run_locomo_command)
 

@@ -10,8 +10,10 @@ conversation, kept for inspection) and, from :func:`remem.eval.locomo.report.wri
 runtime is closed before the next opens), so memory use is one conversation's.
 
 Controller settings are remem's defaults except two (:meth:`LocomoConfig.controller`):
-``recency_rate`` (default remem's, 0.005/h — LoCoMo sessions span months, so this weighs heavily
-against early sessions; ``--recency-rate 0`` measures retrieval without it) and ``usage_weight``
+``recency_rate`` (default 0 here: a LoCoMo question may ask about any session of a history that
+spans months, and remem's companion default of 0.005/h would rank a two-month-old utterance at
+under 0.1% of a fresh one's score — the benchmark would measure that policy, not retrieval; pass
+``--recency-rate 0.005`` to measure remem as a companion is configured) and ``usage_weight``
 (``InclusionScorerConfig.hit_weight``, default 0 here, remem's is 0.1): recalled memories gain
 access counts, and with a weight above 0 each question's recall would reorder the next's,
 making the scores depend on question order.
@@ -36,7 +38,6 @@ from remem.eval.locomo.loader import load_locomo
 from remem.eval.locomo.rankings import write_rankings
 from remem.eval.locomo.retrieve import QuestionResult, retrieve_conversation
 from remem.eval.locomo.summary import summarise
-from remem.lifecycle import InclusionScorerConfig
 
 __all__ = ["DEFAULT_KS", "LocomoConfig", "LocomoRun", "ProgressFn", "run_locomo"]
 
@@ -58,7 +59,7 @@ class LocomoConfig:
     ks: tuple[int, ...] = DEFAULT_KS
     index: IndexMode = "both"
     rankings: Path | None = None
-    recency_rate: float = InclusionScorerConfig().recency_rate
+    recency_rate: float = 0.0
     usage_weight: float = 0.0
 
     def __post_init__(self) -> None:
