@@ -144,7 +144,8 @@ PATTERNS: tuple[FactPattern, ...] = (
         "employer",
         _p(
             rf"(?:i {_ADV}work|{_IM} {_ADV}working|{_IVE} {_ADV}been working|"
-            rf"i {_ADV}(?:got|was) hired|{_IM} {_ADV}employed)(?: as .+?)? (?:at|for|by)\s+(?P<v>.+)"
+            rf"i {_ADV}(?:got|was) hired|{_IM} {_ADV}employed|i {_ADV}(?:started|began) working)"
+            r"(?: as .+?)? (?:at|for|by)\s+(?P<v>.+)"
         ),
         "org",
         "The user works at {v}.",
@@ -232,7 +233,7 @@ PATTERNS: tuple[FactPattern, ...] = (
     FactPattern(
         "pet",
         _p(
-            rf"(?:{_IVE}(?: got)?|i(?:'ve| have)? (?:got|adopted|rescued|own)|we have) "
+            rf"(?:{_IVE}(?: got)?|(?:i|we)(?:'ve| have)? (?:got|adopted|rescued|own)|we have) "
             rf"(?:a|an) (?:new |little |cute |\w+ )?{_ANIMAL}{_CALLED}(?P<v>.+)"
         ),
         "name",
@@ -250,7 +251,7 @@ PATTERNS: tuple[FactPattern, ...] = (
     FactPattern(
         "pet",
         _p(
-            rf"(?:{_IVE}(?: got)?|i(?:'ve| have)? (?:got|adopted|rescued|own)|we have) "
+            rf"(?:{_IVE}(?: got)?|(?:i|we)(?:'ve| have)? (?:got|adopted|rescued|own)|we have) "
             r"(?:a|an|one|two|three) (?:new |little |cute )?"
             r"(?P<v>dogs?|cats?|pupp(?:y|ies)|kittens?|rabbits?|hamsters?|parrots?|birds?|horses?|"
             r"tortoises?|turtles?|snakes?|lizards?|guinea pigs?|ferrets?|goldfish|fish)"

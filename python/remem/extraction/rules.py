@@ -30,8 +30,9 @@ What it cannot do (use :class:`~remem.extraction.MemoryExtractor` for these):
   Tobago" → "Trinidad"; "Bank of America" survives); lower-case places are title-cased; a name
   typed in lower case is only found after "is called"/"named" (the appositive "my sister Ana"
   needs the capital letter); at most three words of a name.
-- Plans, wishes and conditionals are skipped wholesale, including true statements that merely
-  share a sentence with one ("I moved to Lisbon, maybe you remember" gives nothing).
+- Plans, wishes and conditionals are skipped wholesale when the marker comes before the value
+  in the sentence, including true statements that follow one ("Maybe you remember: I moved to
+  Lisbon" gives nothing); "going to"/"gonna" are not markers ("I love going to the beach").
 - Irony, jokes, sarcasm, corrections ("sorry, I meant Porto"), other languages, dates other
   than the relative phrases of :mod:`remem.extraction.dates` (birthdays are kept as said),
   insights and summaries.
@@ -88,7 +89,7 @@ _NEGATION = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|wish|wished|would|might|maybe|perhaps|could|"
-    r"should|hypothetically|whether|pretend|want to|wanna|plan to|planning to|going to|gonna|"
+    r"should|hypothetically|whether|pretend|want to|wanna|plan to|planning to|"
     r"hope to|hoping to|thinking of|thinking about|considering|dream of|dreaming of|someday)\b"
     r"|\b(?:i|we|you|he|she|they)'d\b",
     re.IGNORECASE,
@@ -105,7 +106,7 @@ _ENTITY_END = _END_WORDS + r"|with|for|as|in|on|at|near|from|to|by|and|or|about|
 _PHRASE_END = _END_WORDS + r"|with|for|at|in|from|by|and|or|who|last|this|next"
 _LIST_END = (
     r"because|since|but|so|which|who|when|while|though|although|unless|if|lol|haha|btw|"
-    r"especially|except|right now|at the moment|these days|nowadays|lately"
+    r"especially|except|right now|at the moment|these days|nowadays|lately|with"
 )
 _RAW_END = r"because|since|but|so|and|lol|haha|btw|which"
 
@@ -136,10 +137,14 @@ _PRONOUNS = frozenset(
     "things here there".split()
 )
 _POSSESSIVES = frozenset("my your his her our their its".split())
-_PLACE_STOP = _PRONOUNS | _POSSESSIVES | frozenset(
-    "a an new another home somewhere abroad city town village countryside suburbs house flat "
-    "apartment place work school bed area neighbourhood neighborhood centre center".split()
+_PLACE_STOP = _PRONOUNS | _POSSESSIVES | frozenset("another somewhere abroad".split())
+_NOT_PLACES = frozenset(
+    "home city town village countryside suburbs house flat apartment place work school bed area "
+    "neighbourhood neighborhood centre center room studio dorm".split()
 )
+"""Words that make "I live in a small flat" a dwelling, not a place name."""
+_ORG_STOP = _PRONOUNS | _POSSESSIVES | frozenset("home remotely night nights weekends".split())
+_PREPOSITIONS = frozenset("with for at in on by from about around outside into".split())
 _NAME_STOP = _PRONOUNS | _POSSESSIVES | frozenset(
     "a an the he she they guy girl man woman person mr ms mrs dr doctor again".split()
 )
@@ -272,9 +277,13 @@ def _values(kind: str, raw: str) -> list[str]:
         name = _name(raw)
         return [name] if name else []
     if kind == "place":
+        if re.match(r"(?:a|an|some)\s", raw, re.IGNORECASE):
+            return []  # "a new apartment": an indefinite thing, not a named place
         place = _ARTICLE.sub("", raw)
         words = place.split()
         if not words or words[0].lower() in _PLACE_STOP or len(words) > 4:
+            return []
+        if any(w.lower() in _NOT_PLACES for w in words):
             return []
         if any(ch.isdigit() for ch in place):
             return []
@@ -283,7 +292,7 @@ def _values(kind: str, raw: str) -> list[str]:
         value = _ARTICLE.sub("", raw)
         words = value.split()
         limit = 6 if kind == "org" else 5
-        if not words or words[0].lower() in _PRONOUNS | _POSSESSIVES or len(words) > limit:
+        if not words or words[0].lower() in _ORG_STOP or len(words) > limit:
             return []
         return [value]
     return [raw]
@@ -308,7 +317,7 @@ def _plausible_item(item: str) -> bool:
     if not words or len(words) > 5 or len(item) < 2:
         return False
     first = words[0].lower()
-    return first not in _PRONOUNS and first not in _POSSESSIVES
+    return first not in _PRONOUNS and first not in _POSSESSIVES and first not in _PREPOSITIONS
 
 
 def _classify_like(item: str) -> tuple[str, str, str]:
