@@ -54,7 +54,10 @@ POSITIVE: list[tuple[str, set[Fact]]] = [
     ("I am a vegan", {("diet", "vegan")}),
     ("I went vegan last year", {("diet", "vegan")}),
     ("I'm allergic to peanuts", {("allergy", "peanuts")}),
-    ("I am severely allergic to shellfish and cats", {("allergy", "shellfish"), ("allergy", "cats")}),
+    (
+        "I am severely allergic to shellfish and cats",
+        {("allergy", "shellfish"), ("allergy", "cats")},
+    ),
     ("I have a nut allergy", {("allergy", "nut")}),
     ("I was diagnosed with asthma", {("health", "asthma")}),
     ("my favourite food is sushi", {("favourite_food", "sushi")}),
@@ -67,6 +70,10 @@ POSITIVE: list[tuple[str, set[Fact]]] = [
     ("I'm really into climbing", {("hobby", "climbing")}),
     ("I play tennis on weekends", {("hobby", "tennis")}),
     ("My favourite colour is green", {("preference", "favourite colour: green")}),
+    ("I love going to the beach", {("hobby", "going to the beach")}),
+    ("I like watching movies with my husband", {("hobby", "watching movies")}),
+    ("I moved to Lisbon, if you remember", {("city", "Lisbon")}),
+    ("I started working at Acme", {("employer", "Acme")}),
     # who the user is
     ("My birthday is on March 3rd", {("birthday", "March 3rd")}),
     ("Hi, my name is Ada", {("name", "Ada")}),
@@ -112,6 +119,9 @@ NEGATIVE: list[str] = [
     "What is your favourite food?",
     "The weather is nice today",
     "You work at Google, right",
+    "I work at home",
+    "I play with my kids",
+    "Maybe you remember: I moved to Lisbon",
 ]
 
 ASSISTANT_ONLY = "You live in Lisbon and you work at a design studio."

@@ -57,8 +57,12 @@ VALID: dict[str, Any] = {
 
 def turn(n: int = 1, text: str = "I moved to Lisbon last month; Ana is there") -> TranscriptEntry:
     return TranscriptEntry(
-        id=f"t{n}", session_id="s", turn_number=n, user_message=text,
-        assistant_message="Lovely!", created_at=T0,
+        id=f"t{n}",
+        session_id="s",
+        turn_number=n,
+        user_message=text,
+        assistant_message="Lovely!",
+        created_at=T0,
     )
 
 
@@ -71,15 +75,21 @@ async def test_valid_output_becomes_keyed_facts_edges_insights_and_summary() -> 
     result = await MemoryExtractor(brain).extract([turn()], context=CTX)
     (fact, insight, summary) = result.memories
     assert (fact.kind, fact.subject, fact.attribute, fact.value) == (
-        MemoryKind.FACT, "user", "city", "Lisbon",
+        MemoryKind.FACT,
+        "user",
+        "city",
+        "Lisbon",
     )
     assert fact.entities == ("user", "Lisbon")
-    assert insight.kind == MemoryKind.INSIGHT and insight.entities == ("user", "Lisbon", "Ana")
-    assert summary.kind == MemoryKind.SUMMARY and summary.entities == ("user", "Lisbon")
+    assert insight.kind == MemoryKind.INSIGHT
+    assert insight.entities == ("user", "Lisbon", "Ana")
+    assert summary.kind == MemoryKind.SUMMARY
+    assert summary.entities == ("user", "Lisbon")
     lives, sibling = result.relationships
     assert lives.valid_from == datetime(2026, 4, 14, tzinfo=UTC)
     assert lives.exclusive  # lives_in is single-valued whatever the model said
-    assert not sibling.exclusive and sibling.valid_from is None
+    assert not sibling.exclusive
+    assert sibling.valid_from is None
     assert {(e.name, e.entity_type) for e in result.entities} >= {("Lisbon", "place")}
 
 
@@ -90,11 +100,14 @@ async def test_the_request_carries_the_schema_the_prompt_and_the_turn_time() -> 
     assert request.response_format == RESPONSE_FORMAT
     schema = request.response_format["json_schema"]["schema"]
     assert set(schema["required"]) == {"entities", "relationships", "facts", "insights", "summary"}
-    assert request.temperature == 0.0 and request.max_tokens == 900
+    assert request.temperature == 0.0
+    assert request.max_tokens == 900
     system, user = request.messages
-    assert system.role == "system" and "favourite_food" in system.content
+    assert system.role == "system"
+    assert "favourite_food" in system.content
     assert "Turn 7 at 2026-05-14 09:30" in user.content
-    assert "User: I moved to Lisbon" in user.content and "Assistant: Lovely!" in user.content
+    assert "User: I moved to Lisbon" in user.content
+    assert "Assistant: Lovely!" in user.content
 
 
 async def test_invalid_json_is_repaired_once() -> None:
@@ -117,7 +130,8 @@ async def test_schema_violation_is_quoted_back_and_repaired() -> None:
     result = await MemoryExtractor(brain).extract([turn()], context=CTX)
     assert result.memories[0].value == "Lisbon"
     repair = brain.requests[1].last_user_text
-    assert "facts.0.value" in repair and "relationships.0.valid_from" in repair
+    assert "facts.0.value" in repair
+    assert "relationships.0.valid_from" in repair
 
 
 async def test_fenced_json_needs_no_repair_and_truncation_does() -> None:
@@ -140,9 +154,12 @@ async def test_still_invalid_is_rejected_with_reason_and_excerpt() -> None:
         await MemoryExtractor(brain).extract([turn()], context=CTX)
     err = info.value
     assert isinstance(err, ExtractionError)
-    assert err.attempts == 2 and len(brain.requests) == 2
-    assert "facts" in err.reason and err.raw == dump({"facts": "many"})
-    assert "t1" in str(err) and "re-extract" in str(err)
+    assert err.attempts == 2
+    assert len(brain.requests) == 2
+    assert "facts" in err.reason
+    assert err.raw == dump({"facts": "many"})
+    assert "t1" in str(err)
+    assert "re-extract" in str(err)
 
 
 async def test_max_repairs_zero_rejects_at_once_and_bad_options_raise() -> None:
@@ -167,18 +184,18 @@ async def test_runtime_records_rejection_and_brain_errors_and_keeps_the_turns(
 ) -> None:
     brain = ScriptedBrain(["not json", "still not json"])  # then: no script left → BrainError
     clock = ManualClock(T0)
-    async with remem.Runtime.open(
-        tmp_path, extractor=MemoryExtractor(brain), clock=clock
-    ) as rt:
+    async with remem.Runtime.open(tmp_path, extractor=MemoryExtractor(brain), clock=clock) as rt:
         c = rt.controller
         t1 = await c.record_turn("s", "my locker code is 4512", "noted")
         await c.flush_extraction()
         t2 = await c.record_turn("s", "I moved to Lisbon", "nice")
         await c.flush_extraction()
         rejected, brain_failed = c.failures()
-        assert rejected.operation == "extraction" and rejected.ids == (t1.id,)
+        assert rejected.operation == "extraction"
+        assert rejected.ids == (t1.id,)
         assert isinstance(rejected.error, ExtractionRejectedError)
-        assert brain_failed.ids == (t2.id,) and isinstance(brain_failed.error, BrainError)
+        assert brain_failed.ids == (t2.id,)
+        assert isinstance(brain_failed.error, BrainError)
         entries = await c.transcript_store.get_entries("s")
         assert [e.id for e in entries] == [t1.id, t2.id]
         hits = await c.recall("locker code", stages=["episodic"])

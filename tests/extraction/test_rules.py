@@ -51,7 +51,7 @@ def test_negatives_questions_hypotheticals_and_others_give_nothing(text: str) ->
 
 
 def test_vocabulary_partition() -> None:
-    assert SINGLE_VALUED | MULTI_VALUED == set(ATTRIBUTES)
+    assert set(ATTRIBUTES) == SINGLE_VALUED | MULTI_VALUED
     assert not SINGLE_VALUED & MULTI_VALUED
     assert {"city", "employer", "partner", "diet", "hometown"} <= SINGLE_VALUED
     assert {"hobby", "pet", "sibling", "child", "allergy", "preference"} <= MULTI_VALUED
@@ -79,7 +79,8 @@ async def test_result_has_keyed_facts_entities_and_exclusive_edges() -> None:
         context=ExtractionContext("s", AT),
     )
     by_attr = {m.attribute: m for m in result.memories}
-    assert by_attr["city"].subject == "user" and by_attr["city"].value == "Lisbon"
+    assert by_attr["city"].subject == "user"
+    assert by_attr["city"].value == "Lisbon"
     assert by_attr["city"].text == "The user lives in Lisbon."
     assert by_attr["city"].entities == ("user", "Lisbon")
     assert {(e.name, e.entity_type) for e in result.entities} == {
@@ -96,7 +97,8 @@ async def test_only_the_user_message_is_mined() -> None:
     result = await RuleExtractor().extract(
         [entry(1, "hello", ASSISTANT_ONLY)], context=ExtractionContext("s", AT)
     )
-    assert result.memories == () and result.relationships == ()
+    assert result.memories == ()
+    assert result.relationships == ()
 
 
 async def test_a_later_single_value_in_the_batch_wins_and_multi_values_add_up() -> None:

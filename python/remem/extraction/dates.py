@@ -13,9 +13,20 @@ from datetime import UTC, datetime, timedelta
 
 __all__ = ["TIME_PHRASE", "resolve_time_phrase"]
 
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -33,7 +44,9 @@ _NUMBERS = {
     "a couple of": 2,
     "several": 3,
 }
-_COUNT = r"(?P<n>\d{1,2}|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+_COUNT = (
+    r"(?P<n>\d{1,2}|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+)
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 
 TIME_PHRASE = re.compile(

@@ -34,7 +34,7 @@ _EXCERPT = 500
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 
 
-class _Invalid(Exception):
+class _InvalidOutputError(Exception):
     """Why one output was rejected (internal; becomes ExtractionRejectedError)."""
 
 
@@ -78,7 +78,7 @@ class MemoryExtractor:
             attempts += 1
             try:
                 return to_result(_parse_output(completion))
-            except _Invalid as exc:
+            except _InvalidOutputError as exc:
                 reason = str(exc)
                 if attempts > self.max_repairs:
                     raw = completion.text[:_EXCERPT]
@@ -108,7 +108,7 @@ def _parse_output(completion: Completion) -> ExtractionOutput:
     """Decode and validate one answer (a ```json fence around it is tolerated)."""
     text = completion.text
     if completion.finish_reason == "length":
-        raise _Invalid(
+        raise _InvalidOutputError(
             "the answer was cut off at the token limit; answer with a shorter JSON object "
             "(fewer, shorter facts)"
         )
@@ -118,9 +118,10 @@ def _parse_output(completion: Completion) -> ExtractionOutput:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _Invalid(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise _InvalidOutputError(f"not valid JSON ({exc.msg} at {where})") from None
     if not isinstance(data, dict):
-        raise _Invalid(f"the answer is a JSON {type(data).__name__}, not an object")
+        raise _InvalidOutputError(f"the answer is a JSON {type(data).__name__}, not an object")
     try:
         return ExtractionOutput.model_validate(data)
     except pydantic.ValidationError as exc:
@@ -128,7 +129,7 @@ def _parse_output(completion: Completion) -> ExtractionOutput:
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
             for err in exc.errors()[:10]
         )
-        raise _Invalid(f"the JSON does not match the schema ({problems})") from None
+        raise _InvalidOutputError(f"the JSON does not match the schema ({problems})") from None
 
 
 def _repair(reason: str) -> Message:

@@ -96,7 +96,10 @@ PATTERNS: tuple[FactPattern, ...] = (
     # -- where the user lives and comes from ---------------------------------------------------
     FactPattern(
         "city",
-        _p(rf"(?:{_I}|{_IVE}|we(?:'ve| have)) {_ADV}(?:moved|relocated) (?:over |back )?to\s+(?P<v>.+)"),
+        _p(
+            rf"(?:{_I}|{_IVE}|we(?:'ve| have)) {_ADV}(?:moved|relocated) "
+            r"(?:over |back )?to\s+(?P<v>.+)"
+        ),
         "place",
         "The user lives in {v}.",
         event=True,
@@ -125,7 +128,10 @@ PATTERNS: tuple[FactPattern, ...] = (
     ),
     FactPattern(
         "hometown",
-        _p(r"(?:i (?:grew up|was born and raised|was raised|was born) in|my home ?town is)\s+(?P<v>.+)"),
+        _p(
+            r"(?:i (?:grew up|was born and raised|was raised|was born) in|my home ?town is)"
+            r"\s+(?P<v>.+)"
+        ),
         "place",
         "The user is from {v}.",
     ),
@@ -152,7 +158,10 @@ PATTERNS: tuple[FactPattern, ...] = (
     ),
     FactPattern(
         "job_title",
-        _p(rf"(?:i {_ADV}work|{_IM} {_ADV}working|{_IVE} {_ADV}been working|{_IM} {_ADV}employed) as\s+(?P<v>.+)"),
+        _p(
+            rf"(?:i {_ADV}work|{_IM} {_ADV}working|{_IVE} {_ADV}been working|"
+            rf"{_IM} {_ADV}employed) as\s+(?P<v>.+)"
+        ),
         "phrase",
         "The user works as {a} {v}.",
     ),
@@ -168,12 +177,20 @@ PATTERNS: tuple[FactPattern, ...] = (
     ),
     FactPattern(
         "job_title",
-        _p(rf"(?:my job title is|my (?:job|role|position) is (?=an? )|{_IM} (?=an? \w+(?: \w+)? by (?:profession|trade)))\s*(?P<v>.+)"),
+        _p(
+            rf"(?:my job title is|my (?:job|role|position) is (?=an? )|"
+            rf"{_IM} (?=an? \w+(?: \w+)? by (?:profession|trade)))\s*(?P<v>.+)"
+        ),
         "phrase",
         "The user works as {a} {v}.",
     ),
     # -- family and partner ------------------------------------------------------------------------
-    FactPattern("role", _p(rf"my {_SIB_ADJ}{_KIN}{_NAMED}(?P<v>.+)"), "name", "The user's {role} is called {v}."),
+    FactPattern(
+        "role",
+        _p(rf"my {_SIB_ADJ}{_KIN}{_NAMED}(?P<v>.+)"),
+        "name",
+        "The user's {role} is called {v}.",
+    ),
     FactPattern(
         "role",
         _p(rf"{_IVE}(?: got)? (?:a|an|one) {_SIB_ADJ}{_KIN}{_CALLED}(?P<v>.+)"),
@@ -239,7 +256,12 @@ PATTERNS: tuple[FactPattern, ...] = (
         "name",
         "The user has {a_animal} {animal} named {v}.",
     ),
-    FactPattern("pet", _p(rf"my {_ANIMAL}{_NAMED}(?P<v>.+)"), "name", "The user has {a_animal} {animal} named {v}."),
+    FactPattern(
+        "pet",
+        _p(rf"my {_ANIMAL}{_NAMED}(?P<v>.+)"),
+        "name",
+        "The user has {a_animal} {animal} named {v}.",
+    ),
     FactPattern(
         "pet",
         _p(rf"my {_ANIMAL}\s*,?\s+{_CAP_NAME}"),
@@ -278,17 +300,28 @@ PATTERNS: tuple[FactPattern, ...] = (
     ),
     FactPattern(
         "allergy",
-        _p(rf"{_IM} {_ADV}(?:(?:very|severely|mildly|deathly|super|quite) )?allergic to\s+(?P<v>.+)"),
+        _p(
+            rf"{_IM} {_ADV}(?:(?:very|severely|mildly|deathly|super|quite) )?"
+            r"allergic to\s+(?P<v>.+)"
+        ),
         "list",
         "The user is allergic to {v}.",
     ),
     FactPattern(
         "allergy",
-        _p(rf"(?:{_IVE}|i (?:have|'ve) got) (?:a |an )?(?:(?:severe|mild|bad) )?(?P<v>[\w\s\-]+?) allerg(?:y|ies)\b"),
+        _p(
+            rf"(?:{_IVE}|i (?:have|'ve) got) (?:a |an )?(?:(?:severe|mild|bad) )?"
+            r"(?P<v>[\w\s\-]+?) allerg(?:y|ies)\b"
+        ),
         "list",
         "The user is allergic to {v}.",
     ),
-    FactPattern("allergy", _p(r"my allerg(?:y is|ies are)(?: to)?\s+(?P<v>.+)"), "list", "The user is allergic to {v}."),
+    FactPattern(
+        "allergy",
+        _p(r"my allerg(?:y is|ies are)(?: to)?\s+(?P<v>.+)"),
+        "list",
+        "The user is allergic to {v}.",
+    ),
     FactPattern(
         "health",
         _p(rf"(?:i (?:was|got)|{_IVE} been) {_ADV}diagnosed with\s+(?P<v>.+)"),
@@ -328,15 +361,18 @@ PATTERNS: tuple[FactPattern, ...] = (
     ),
     FactPattern(
         "preference",
-        _p(rf"my {_FAVOURITE} (?P<role>colou?r|band|movie|film|book|song|singer|artist|sport|team|"
-           r"game|drink|season|city|animal|show|series|author|holiday|place)\s+is\s+(?P<v>.+)"),
+        _p(
+            rf"my {_FAVOURITE} (?P<role>colou?r|band|movie|film|book|song|singer|artist|sport|team|"
+            r"game|drink|season|city|animal|show|series|author|holiday|place)\s+is\s+(?P<v>.+)"
+        ),
         "phrase",
         "The user's favourite {role} is {v}.",
     ),
     FactPattern(
         "preference",
         _p(
-            rf"(?:i {_ADV}(?:(?:absolutely|totally|quite|kind of|kinda) )?(?:love|enjoy|like|adore)|"
+            rf"(?:i {_ADV}(?:(?:absolutely|totally|quite|kind of|kinda) )?"
+            r"(?:love|enjoy|like|adore)|"
             rf"{_IM} {_ADV}(?:(?:really|very|quite|super|a big|a huge|huge|big) )?"
             r"(?:into|a fan of|fan of|passionate about|obsessed with))\s+(?P<v>.+)"
         ),
@@ -352,13 +388,30 @@ PATTERNS: tuple[FactPattern, ...] = (
         confidence=0.8,
     ),
     # -- who the user is --------------------------------------------------------------------------
-    FactPattern("birthday", _p(r"my birthday(?:'s| is)\s+(?:on\s+|in\s+)?(?P<v>.+)"), "raw", "The user's birthday is {v}."),
-    FactPattern("birthday", _p(r"i was born on\s+(?P<v>.+)"), "raw", "The user's birthday is {v}."),
-    FactPattern("name", _p(rf"(?:my name is|my name's|{_IM} called|call me)\s+(?P<v>.+)"), "name", "The user's name is {v}."),
     FactPattern(
-        "age", _p(rf"{_IM} (?P<v>\d{{1,3}}) (?:years old|yrs old|y/?o)\b"), "raw", "The user is {v} years old."
+        "birthday",
+        _p(r"my birthday(?:'s| is)\s+(?:on\s+|in\s+)?(?P<v>.+)"),
+        "raw",
+        "The user's birthday is {v}.",
+    ),
+    FactPattern("birthday", _p(r"i was born on\s+(?P<v>.+)"), "raw", "The user's birthday is {v}."),
+    FactPattern(
+        "name",
+        _p(rf"(?:my name is|my name's|{_IM} called|call me)\s+(?P<v>.+)"),
+        "name",
+        "The user's name is {v}.",
     ),
     FactPattern(
-        "age", _p(rf"i {_ADV}turned (?P<v>\d{{1,3}})\b"), "raw", "The user is {v} years old.", event=True
+        "age",
+        _p(rf"{_IM} (?P<v>\d{{1,3}}) (?:years old|yrs old|y/?o)\b"),
+        "raw",
+        "The user is {v} years old.",
+    ),
+    FactPattern(
+        "age",
+        _p(rf"i {_ADV}turned (?P<v>\d{{1,3}})\b"),
+        "raw",
+        "The user is {v} years old.",
+        event=True,
     ),
 )

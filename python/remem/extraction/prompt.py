@@ -57,9 +57,7 @@ def render_turns(entries: Sequence[TranscriptEntry]) -> str:
     return "\n\n".join(blocks)
 
 
-def build_messages(
-    entries: Sequence[TranscriptEntry], context: ExtractionContext
-) -> list[Message]:
+def build_messages(entries: Sequence[TranscriptEntry], context: ExtractionContext) -> list[Message]:
     """The system prompt and one user message with the turns of session ``context.session_id``."""
     now = context.now.strftime("%Y-%m-%d %H:%M %Z")
     body = (

@@ -102,7 +102,9 @@ _END_WORDS = (
     r"although|unless|if|lol|haha|btw|right now|now|anymore|again|too|as well|these days|"
     r"nowadays|at the moment|currently|recently|lately|already|actually|yet|and then"
 )
-_ENTITY_END = _END_WORDS + r"|with|for|as|in|on|at|near|from|to|by|and|or|about|around|last|this|next"
+_ENTITY_END = (
+    _END_WORDS + r"|with|for|as|in|on|at|near|from|to|by|and|or|about|around|last|this|next"
+)
 _PHRASE_END = _END_WORDS + r"|with|for|at|in|from|by|and|or|who|last|this|next"
 _LIST_END = (
     r"because|since|but|so|which|who|when|while|though|although|unless|if|lol|haha|btw|"
@@ -132,25 +134,119 @@ _TRAILING = re.compile(
 )
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.IGNORECASE)
 _PRONOUNS = frozenset(
-    "it that this you them him her those these me us everything nothing something anything "
-    "all lots one ones mine yours someone somebody anyone nobody myself yourself people stuff "
-    "things here there".split()
+    [
+        "it",
+        "that",
+        "this",
+        "you",
+        "them",
+        "him",
+        "her",
+        "those",
+        "these",
+        "me",
+        "us",
+        "everything",
+        "nothing",
+        "something",
+        "anything",
+        "all",
+        "lots",
+        "one",
+        "ones",
+        "mine",
+        "yours",
+        "someone",
+        "somebody",
+        "anyone",
+        "nobody",
+        "myself",
+        "yourself",
+        "people",
+        "stuff",
+        "things",
+        "here",
+        "there",
+    ]
 )
-_POSSESSIVES = frozenset("my your his her our their its".split())
-_PLACE_STOP = _PRONOUNS | _POSSESSIVES | frozenset("another somewhere abroad".split())
+_POSSESSIVES = frozenset(["my", "your", "his", "her", "our", "their", "its"])
+_PLACE_STOP = _PRONOUNS | _POSSESSIVES | frozenset(["another", "somewhere", "abroad"])
 _NOT_PLACES = frozenset(
-    "home city town village countryside suburbs house flat apartment place work school bed area "
-    "neighbourhood neighborhood centre center room studio dorm".split()
+    [
+        "home",
+        "city",
+        "town",
+        "village",
+        "countryside",
+        "suburbs",
+        "house",
+        "flat",
+        "apartment",
+        "place",
+        "work",
+        "school",
+        "bed",
+        "area",
+        "neighbourhood",
+        "neighborhood",
+        "centre",
+        "center",
+        "room",
+        "studio",
+        "dorm",
+    ]
 )
 """Words that make "I live in a small flat" a dwelling, not a place name."""
-_ORG_STOP = _PRONOUNS | _POSSESSIVES | frozenset("home remotely night nights weekends".split())
-_PREPOSITIONS = frozenset("with for at in on by from about around outside into".split())
-_NAME_STOP = _PRONOUNS | _POSSESSIVES | frozenset(
-    "a an the he she they guy girl man woman person mr ms mrs dr doctor again".split()
+_ORG_STOP = (
+    _PRONOUNS | _POSSESSIVES | frozenset(["home", "remotely", "night", "nights", "weekends"])
+)
+_PREPOSITIONS = frozenset(
+    ["with", "for", "at", "in", "on", "by", "from", "about", "around", "outside", "into"]
+)
+_NAME_STOP = (
+    _PRONOUNS
+    | _POSSESSIVES
+    | frozenset(
+        [
+            "a",
+            "an",
+            "the",
+            "he",
+            "she",
+            "they",
+            "guy",
+            "girl",
+            "man",
+            "woman",
+            "person",
+            "mr",
+            "ms",
+            "mrs",
+            "dr",
+            "doctor",
+            "again",
+        ]
+    )
 )
 _NOT_GERUNDS = frozenset(
-    "thing something everything nothing anything king ring spring string morning evening "
-    "wedding building ceiling pudding clothing".split()
+    [
+        "thing",
+        "something",
+        "everything",
+        "nothing",
+        "anything",
+        "king",
+        "ring",
+        "spring",
+        "string",
+        "morning",
+        "evening",
+        "wedding",
+        "building",
+        "ceiling",
+        "pudding",
+        "clothing",
+    ]
 )
 _NAME_TOKEN = re.compile(r"^[^\W\d_][\w'\-]*$")
 
@@ -183,7 +279,9 @@ class RuleExtractor:
     async def extract(
         self, entries: Sequence[TranscriptEntry], *, context: ExtractionContext
     ) -> ExtractionResult:
-        statements = [s for e in entries for s in extract_statements(e.user_message, e.created_at, e.id)]
+        statements = [
+            s for e in entries for s in extract_statements(e.user_message, e.created_at, e.id)
+        ]
         return _result(_dedupe(statements))
 
 
@@ -223,7 +321,9 @@ def _statement(
     groups = m.groupdict()
     role = (groups.get("role") or "").lower()
     animal = (groups.get("animal") or "").lower()
-    attribute = ROLE_ATTRIBUTE.get(role, "sibling") if pattern.attribute == "role" else pattern.attribute
+    attribute = (
+        ROLE_ATTRIBUTE.get(role, "sibling") if pattern.attribute == "role" else pattern.attribute
+    )
     if pattern.value == "fixed":
         values, span_end = [pattern.fixed or ""], m.end()
     else:
@@ -321,7 +421,7 @@ def _plausible_item(item: str) -> bool:
 
 
 def _classify_like(item: str) -> tuple[str, str, str]:
-    """"hiking" → hobby; "to swim" → hobby "swim"; "jazz" → preference."""
+    """ "hiking" → hobby; "to swim" → hobby "swim"; "jazz" → preference."""
     first = item.split()[0].lower()
     if first == "to" and len(item.split()) > 1:
         verb = item.split(None, 1)[1]

@@ -208,7 +208,9 @@ def to_result(output: ExtractionOutput) -> ExtractionResult:
     memories: list[ExtractedMemory] = []
     for f in output.facts:
         linked = tuple(
-            dict.fromkeys(known[x.casefold()] for x in (f.subject, f.value) if x.casefold() in known)
+            dict.fromkeys(
+                known[x.casefold()] for x in (f.subject, f.value) if x.casefold() in known
+            )
         )
         memories.append(
             ExtractedMemory(
@@ -221,7 +223,9 @@ def to_result(output: ExtractionOutput) -> ExtractionResult:
             )
         )
     for text in output.insights:
-        memories.append(ExtractedMemory(text, kind=MemoryKind.INSIGHT, entities=_mentions(text, names)))
+        memories.append(
+            ExtractedMemory(text, kind=MemoryKind.INSIGHT, entities=_mentions(text, names))
+        )
     if output.summary:
         memories.append(
             ExtractedMemory(
