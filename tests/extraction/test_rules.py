@@ -14,6 +14,7 @@ from remem.extraction import (
     RuleExtractor,
     extract_statements,
 )
+from remem.extraction.dates import resolve_time_phrase
 from remem.models import TranscriptEntry
 from tests.extraction.cases import ASSISTANT_ONLY, NEGATIVE, POSITIVE
 
@@ -112,3 +113,20 @@ async def test_a_later_single_value_in_the_batch_wins_and_multi_values_add_up() 
     )
     values = sorted((m.attribute, m.value) for m in result.memories)
     assert values == [("city", "Lisbon"), ("pet", "Rex"), ("pet", "Tom")]
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("last month", datetime(2026, 2, 28, tzinfo=UTC)),  # 31 March - 1 month, clamped
+        ("in June", datetime(2025, 6, 1, tzinfo=UTC)),  # the last June not after the turn
+        ("since March", datetime(2026, 3, 1, tzinfo=UTC)),
+        ("a couple of weeks ago", datetime(2026, 3, 17, tzinfo=UTC)),
+        ("for three years", datetime(2023, 3, 31, tzinfo=UTC)),
+        ("yesterday", datetime(2026, 3, 30, tzinfo=UTC)),
+        ("some day", None),
+    ],
+)
+def test_time_phrases(phrase: str, expected: datetime | None) -> None:
+    at = datetime(2026, 3, 31, 18, 0, tzinfo=UTC)
+    assert resolve_time_phrase(f"I moved here {phrase}", at) == expected
