@@ -18,6 +18,8 @@ The tree::
     ├── EmbeddingError                            an embedding provider failed or answered badly
     ├── BrainError                                a language-model provider failed or answered badly
     │   └── ToolArgumentsError                    a tool call's arguments are not a JSON object
+    ├── ExtractionError                           turning turns into memories failed
+    │   └── ExtractionRejectedError               the model's output stayed invalid after repair
     ├── LifecycleError                            lifecycle maintenance refused or failed
     │   └── StalePlanError                        records changed since the plan was previewed
     ├── BlockError                                a core memory block refused an edit; unchanged
@@ -58,6 +60,8 @@ __all__ = [
     "EmbeddingError",
     "EmbeddingModelMismatchError",
     "EntryNotFoundError",
+    "ExtractionError",
+    "ExtractionRejectedError",
     "InputError",
     "IntegrityError",
     "InvalidArgumentError",
@@ -140,6 +144,26 @@ class BrainError(RememError):
 class ToolArgumentsError(BrainError):
     """A model's tool call carried arguments that are not a JSON object; the message names the
     provider and the tool."""
+
+
+class ExtractionError(RememError):
+    """Extracting memories from turns failed; the turns stay in the transcript and can be
+    extracted again (the controller records the failure with their ids)."""
+
+
+class ExtractionRejectedError(ExtractionError):
+    """The model's extraction output was invalid and its repair was invalid too; nothing from it
+    was stored.
+
+    Attributes: ``reason`` (the last validation error), ``raw`` (an excerpt of the last output,
+    at most 500 characters) and ``attempts`` (model calls made).
+    """
+
+    def __init__(self, message: str, *, reason: str, raw: str, attempts: int) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.raw = raw
+        self.attempts = attempts
 
 
 class LifecycleError(RememError):
