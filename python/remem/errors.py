@@ -10,13 +10,16 @@ The tree::
     │   ├── ShapeError                            length or dimension mismatch
     │   ├── NonFiniteError                        NaN or infinity where not allowed
     │   ├── InvalidArgumentError                  value out of range, unknown option
-    │   └── NaiveDatetimeError                    a datetime without a timezone
+    │   ├── NaiveDatetimeError                    a datetime without a timezone
+    │   └── DatasetError                          a benchmark data file is malformed (file + field)
     ├── BudgetError                (ValueError)   must-keep items exceed the token budget
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
     ├── EmbeddingError                            an embedding provider failed or answered badly
     ├── BrainError                                a language-model provider failed or answered badly
     │   └── ToolArgumentsError                    a tool call's arguments are not a JSON object
+    ├── ExtractionError                           turning turns into memories failed
+    │   └── ExtractionRejectedError               the model's output stayed invalid after repair
     ├── LifecycleError                            lifecycle maintenance refused or failed
     │   └── StalePlanError                        records changed since the plan was previewed
     ├── BlockError                                a core memory block refused an edit; unchanged
@@ -50,12 +53,15 @@ __all__ = [
     "BudgetError",
     "ConfigError",
     "DTypeError",
+    "DatasetError",
     "DimensionMismatchError",
     "DuplicateEntryError",
     "DuplicateIdError",
     "EmbeddingError",
     "EmbeddingModelMismatchError",
     "EntryNotFoundError",
+    "ExtractionError",
+    "ExtractionRejectedError",
     "InputError",
     "IntegrityError",
     "InvalidArgumentError",
@@ -111,6 +117,10 @@ class NaiveDatetimeError(InputError):
     """A datetime has no timezone; remem compares instants and needs aware datetimes."""
 
 
+class DatasetError(InputError):
+    """A benchmark data file (e.g. LoCoMo JSON) is malformed; the message names file and field."""
+
+
 class BudgetError(RememError, ValueError):
     """Items that must be kept cost more than the budget allows."""
 
@@ -134,6 +144,26 @@ class BrainError(RememError):
 class ToolArgumentsError(BrainError):
     """A model's tool call carried arguments that are not a JSON object; the message names the
     provider and the tool."""
+
+
+class ExtractionError(RememError):
+    """Extracting memories from turns failed; the turns stay in the transcript and can be
+    extracted again (the controller records the failure with their ids)."""
+
+
+class ExtractionRejectedError(ExtractionError):
+    """The model's extraction output was invalid and its repair was invalid too; nothing from it
+    was stored.
+
+    Attributes: ``reason`` (the last validation error), ``raw`` (an excerpt of the last output,
+    at most 500 characters) and ``attempts`` (model calls made).
+    """
+
+    def __init__(self, message: str, *, reason: str, raw: str, attempts: int) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.raw = raw
+        self.attempts = attempts
 
 
 class LifecycleError(RememError):

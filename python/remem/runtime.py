@@ -16,9 +16,13 @@ Backends (see :class:`~remem.runtime_config.RuntimeConfig`):
   durable before the first vector write, from inside the move), and a table would need a second,
   blocking connection; a move is also replayed idempotently by whichever process opens ``path``.
 
-Stores open in order (transcript, episodic, records, graph, vectors, collections) and close in
-reverse; a failure while opening closes what was opened. The lifecycle manager (no background
-work unless the application starts it) is ``rt.lifecycle``, opened last.
+Stores open in order (transcript, episodic, records, graph, blocks, vectors, collections) and
+close in reverse; a failure while opening closes what was opened. The lifecycle manager (no
+background work unless the application starts it) is ``rt.lifecycle``, opened last.
+
+Core memory blocks persist beside the data (:class:`DuckDBBlockStore` in ``memory.duckdb``, or
+:class:`PostgresBlockStore`), opened after the graph: ``rt.block_store``, and
+``await rt.blocks("ada")`` loads a namespace's :class:`~remem.blocks.CoreMemory`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.embeddings import EmbeddingService, HashingEmbedder
 from remem.errors import ConfigError, StoreClosedError
@@ -59,6 +64,7 @@ class Runtime:
         self.embedder: EmbeddingService = embedder or self._default_embedder()
         self.extractor = extractor
         self._controller: MemoryController | None = None
+        self._block_store: BlockStore | None = None
         self._closers: list[Any] = []
         self.lifecycle: LifecycleManager | None = None
         self._closed = False
@@ -115,6 +121,21 @@ class Runtime:
             )
         return self._controller
 
+    @property
+    def block_store(self) -> BlockStore:
+        """Where core memory blocks persist (same database as the records)."""
+        if self._block_store is None:
+            raise StoreClosedError(
+                "the Runtime is not started (use `async with Runtime.open(...)`) or was closed"
+            )
+        return self._block_store
+
+    async def blocks(
+        self, namespace: str = "default", config: CoreMemoryConfig | None = None
+    ) -> CoreMemory:
+        """The core memory blocks of ``namespace``, loaded from :attr:`block_store`."""
+        return await CoreMemory.load(self.block_store, namespace, config)
+
     async def __aenter__(self) -> Self:
         return await self.start()
 
@@ -146,9 +167,10 @@ class Runtime:
     async def _build(self) -> None:
         cfg = self.config
         cfg.path.mkdir(parents=True, exist_ok=True)
-        transcript, episodic, records, graph, vectors = self._stores()
-        for store in (transcript, episodic, records, graph, vectors):
+        transcript, episodic, records, graph, blocks, vectors = self._stores()
+        for store in (transcript, episodic, records, graph, blocks, vectors):
             await self._opened(store)
+        self._block_store = blocks
         collections = CollectionManager(
             vectors, self.embedder, journal=FileMoveJournal(cfg.path / "moves.journal")
         )
@@ -191,9 +213,10 @@ class Runtime:
 
     def _stores(
         self,
-    ) -> tuple[TranscriptStore, EpisodicStore, RecordStore, GraphStore, VectorStore]:
+    ) -> tuple[TranscriptStore, EpisodicStore, RecordStore, GraphStore, BlockStore, VectorStore]:
         cfg = self.config
         if cfg.backend == "postgres":
+            from remem.stores.postgres.blocks import PostgresBlockStore
             from remem.stores.postgres.episodic import PostgresEpisodicStore
             from remem.stores.postgres.graph import PostgresGraphStore
             from remem.stores.postgres.records import PostgresRecordStore
@@ -207,9 +230,11 @@ class Runtime:
                 PostgresEpisodicStore(dsn, timezone=cfg.timezone),
                 PostgresRecordStore(dsn),
                 PostgresGraphStore(dsn),
+                PostgresBlockStore(dsn),
                 PgVectorStore(dsn),
             )
         from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
+        from remem.stores.duckdb.blocks import DuckDBBlockStore
         from remem.stores.hnsw import HnswVectorStore
         from remem.stores.sqlite.episodic import SQLiteEpisodicStore
         from remem.stores.sqlite.transcript import SQLiteTranscriptStore
@@ -222,6 +247,7 @@ class Runtime:
             ),
             DuckDBRecordStore(db),
             DuckDBGraphStore(db),
+            DuckDBBlockStore(db),
             HnswVectorStore(cfg.path / "vectors"),
         )
 
@@ -241,6 +267,7 @@ class Runtime:
             except Exception as exc:
                 errors.append(exc)
         self._controller = None
+        self._block_store = None
         if errors:
             raise errors[0]
 

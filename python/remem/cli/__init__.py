@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from remem.cli.bench import add_parser as add_bench_parser
 from remem.cli.demo import add_parser as add_demo_parser
 from remem.cli.eval import add_parser as add_eval_parser
 
@@ -18,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     add_demo_parser(sub)
     add_eval_parser(sub)
+    add_bench_parser(sub)
     return parser
 
 

@@ -33,8 +33,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.context.priming import PrimingConfig
-from remem.controller.config import ControllerConfig
-from remem.controller.extraction import ExtractionContext, Extractor
+from remem.controller.config import RETRIEVERS, ControllerConfig
+from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
@@ -294,6 +294,36 @@ class MemoryController:
             now=context.now,
         )
 
+    async def apply_extraction(
+        self,
+        result: ExtractionResult,
+        entries: Sequence[TranscriptEntry],
+        *,
+        now: datetime | None = None,
+    ) -> list[MemoryRecord]:
+        """Apply an extractor's ``result`` for ``entries`` (turns of one session) now, exactly as
+        background extraction would; return the memory records created.
+
+        For callers that run their extractor themselves (the companion extracts each finished
+        turn and then updates its core blocks from the new records).
+        """
+        self._check_open()
+        if isinstance(entries, str) or not isinstance(entries, Sequence) or not entries:
+            raise InvalidArgumentError("entries must be a non-empty list of TranscriptEntry")
+        sessions = {e.session_id for e in entries}
+        if len(sessions) != 1:
+            raise InvalidArgumentError(
+                f"entries must come from one session, got {sorted(sessions)}; apply per session"
+            )
+        return await apply_extraction(
+            result,
+            ExtractionBatch(entries[0].session_id, tuple(entries)),
+            resolver=self.resolver,
+            graph_store=self.graph_store,
+            remember=self.remember,
+            now=now if now is not None else self.clock.now(),
+        )
+
     def _extraction_failed(self, batch: ExtractionBatch, exc: BaseException) -> None:
         self._failures.add(BackgroundFailure("extraction", self.clock.now(), batch.turn_ids, exc))
 
@@ -393,12 +423,15 @@ class MemoryController:
         filters: Where | None = None,
         include_decayed: bool = False,
         vector: NDArray[np.float32] | Sequence[float] | None = None,
+        sources: Sequence[str] | None = None,
     ) -> list[ScoredMemory]:
         """The ``k`` best memories for ``query``, best first, each with its signals explained.
 
         ``stages`` defaults to short_term, long_term and episodic; ``include_decayed`` adds
         decayed; deleted and superseded memories are never returned. ``filters`` is a where
         filter on kind/namespace/stage/session_id. ``vector`` is a precomputed query embedding.
+        ``sources`` names the retrievers to run (default all of ``vector``, ``fulltext``,
+        ``graph``); ``sources=["fulltext"]`` is a full-text-only recall (no query embedding).
         """
         vectors = None if vector is None else np.asarray([vector], dtype=np.float32)
         results = await self.recall_many(
@@ -409,6 +442,7 @@ class MemoryController:
             stages=stages,
             filters=filters,
             include_decayed=include_decayed,
+            sources=sources,
         )
         return results[0]
 
@@ -422,6 +456,7 @@ class MemoryController:
         stages: Sequence[MemoryStage | str] | None = None,
         filters: Where | None = None,
         include_decayed: bool = False,
+        sources: Sequence[str] | None = None,
     ) -> list[list[ScoredMemory]]:
         """``recall`` for many queries: one embedding batch and ONE batched collection query
         (native batched top-k); equal to calling ``recall`` per query."""
@@ -433,11 +468,13 @@ class MemoryController:
             if not isinstance(q, str) or not q.strip():
                 raise InvalidArgumentError(f"each query must be a non-empty str, got {q!r}")
             check_text(q, field="query")
-        options = self._options(k, stages, filters, include_decayed, session_id)
+        options = self._options(k, stages, filters, include_decayed, session_id, sources)
         if not queries:
             return []
         dim = self.collection_manager.embeddings.dimension
-        if vectors is None:
+        if vectors is None and "vector" not in options.sources:
+            batch = np.zeros((len(queries), dim), dtype=np.float32)  # never searched
+        elif vectors is None:
             batch = await self._embed_queries(queries)
         else:
             batch = check_query_vectors(vectors, len(queries), dim)
@@ -462,6 +499,7 @@ class MemoryController:
         filters: Where | None,
         include_decayed: bool,
         session_id: str | None,
+        sources: Sequence[str] | None = None,
     ) -> RecallOptions:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.max_k:
             raise InvalidArgumentError(f"k must be an integer in 1..{self.config.max_k}, got {k!r}")
@@ -483,6 +521,12 @@ class MemoryController:
         if include_decayed:
             chosen.append(MemoryStage.DECAYED)
         unique = tuple(dict.fromkeys(chosen))
+        if sources is None:
+            sources = RETRIEVERS
+        if isinstance(sources, str) or not set(sources) <= set(RETRIEVERS) or not sources:
+            raise InvalidArgumentError(
+                f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {sources!r}"
+            )
         return RecallOptions(
             k=k,
             memory_stages=unique,
@@ -490,6 +534,7 @@ class MemoryController:
             session_id=session_id,
             where=filters,
             where_node=parse_where(filters),
+            sources=frozenset(sources),
         )
 
     async def _note_access(self, results: Sequence[Sequence[ScoredMemory]]) -> None:

@@ -45,7 +45,8 @@ async def apply_extraction(
     graph_store: GraphStore,
     remember: Remember,
     now: datetime,
-) -> None:
+) -> list[MemoryRecord]:
+    """Apply ``result`` to the stores; return the memory records it created, in order."""
     if not isinstance(result, ExtractionResult):
         raise InvalidArgumentError(
             f"the extractor returned {type(result).__name__}; return an ExtractionResult"
@@ -86,6 +87,7 @@ async def apply_extraction(
         )
     if rels:
         await graph_store.add_relationships(rels)
+    created: list[MemoryRecord] = []
     for m in result.memories:
         kwargs: dict[str, Any] = {
             "kind": m.kind,
@@ -97,4 +99,5 @@ async def apply_extraction(
         keyed = fact_key(m)
         if keyed:
             kwargs["metadata"] = keyed
-        await remember(m.text, **kwargs)
+        created.append(await remember(m.text, **kwargs))
+    return created

@@ -84,6 +84,8 @@ class RecallOptions:
     where: Where | None
     where_node: Filter | None
     namespace: str = "default"
+    sources: frozenset[str] = frozenset(("vector", "fulltext", "graph"))
+    """The retrievers to run (``recall(sources=...)``); the others contribute nothing."""
 
 
 @dataclass(slots=True)
@@ -127,7 +129,7 @@ class RecallPipeline:
         staged = [s for s in options.memory_stages if s in STAGED]
 
         async def vector_hits() -> list[list[StagedMatch]]:
-            if not staged:
+            if not staged or "vector" not in options.sources:
                 return [[] for _ in queries]
             return await self.collections.query(
                 vectors, k=depth, stages=staged, where=options.where
@@ -149,6 +151,8 @@ class RecallPipeline:
         self, query: str, depth: int, options: RecallOptions, now: datetime
     ) -> tuple[list[EpisodicHit], list[GraphHit]]:
         async def text() -> list[EpisodicHit]:
+            if "fulltext" not in options.sources:
+                return []
             if options.session_id is None or not options.episodic:
                 hits = await self.episodic.search(query, limit=depth)
                 return [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
@@ -162,7 +166,8 @@ class RecallPipeline:
 
         async def graph() -> list[GraphHit]:
             if (
-                self.matcher is None
+                "graph" not in options.sources
+                or self.matcher is None
                 or self.graph_scorer is None
                 or MemoryStage.LONG_TERM not in options.memory_stages
             ):

@@ -1,0 +1,123 @@
+"""CompanionConfig: what a companion puts in its prompt, how it packs it, and its retry depth.
+
+The knobs the evaluation's variants turn (:mod:`remem.companion.variants`):
+
+=================== =========== ==========================================================
+knob                default     effect
+=================== =========== ==========================================================
+use_blocks          True        core memory blocks in the prompt, block tools, block writes
+use_recall          True        recall of stored memories (short/long-term records, graph)
+use_episodic        True        recall of verbatim past turns (the episodic stage)
+packing             "optimal"   the assembler's packing strategy ("optimal" | "greedy")
+recall_mode         "hybrid"    retrievers: vector + full text + graph, or "fulltext" only
+max_block_retries   3           consolidation rounds per turn after a BlockFullError
+=================== =========== ==========================================================
+
+The recalled-memories part of the prompt exists only when ``use_recall`` or ``use_episodic`` is
+on. The other defaults: a token budget of 8,000 with 1,024 reserved for the answer (the
+assembler's defaults), ``recall_k=8`` memories per turn, the last ``history_turns=20`` turns of
+the session offered to the packer, session-start priming with the ``chat_template`` preset
+(two earlier sessions, six turns each), and at most ``max_tool_rounds=4`` model calls that ask
+for tools in one turn (then the model is asked to answer without tools).
+
+>>> CompanionConfig(packing="greedy").assembler_config().strategy
+'greedy'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from remem.blocks import CoreMemoryConfig
+from remem.context import AssemblerConfig, PrimingConfig
+from remem.errors import ConfigError
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "Packing", "RecallMode"]
+
+Packing = Literal["optimal", "greedy"]
+RecallMode = Literal["hybrid", "fulltext"]
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a warm, attentive companion with long-term memory. The context before each "
+    "message holds your core memory blocks (with how full each is) and memories recalled for "
+    "this turn; use them, and never invent facts that are not there. Keep core memory current "
+    "with the core_memory_* tools (one fact per entry; replace an entry when a fact changes); "
+    "call search_memory when you need something that is not in front of you."
+)
+
+
+def _default_priming() -> PrimingConfig:
+    return PrimingConfig.chat_template()
+
+
+@dataclass(frozen=True, slots=True)
+class CompanionConfig:
+    """A companion's behaviour (see the module docstring); validated on construction."""
+
+    use_blocks: bool = True
+    use_recall: bool = True
+    use_episodic: bool = True
+    packing: Packing = "optimal"
+    recall_mode: RecallMode = "hybrid"
+    max_block_retries: int = 3
+    recall_k: int = 8
+    history_turns: int = 20
+    budget: int = 8000
+    output_reserve: int = 1024
+    max_tool_rounds: int = 4
+    reply_max_tokens: int = 512
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    priming: PrimingConfig | None = field(default_factory=_default_priming)
+    blocks: CoreMemoryConfig = field(default_factory=CoreMemoryConfig)
+    namespace: str = "default"
+    user_block: str = "user"
+
+    def __post_init__(self) -> None:
+        for name in ("use_blocks", "use_recall", "use_episodic"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"CompanionConfig.{name} must be a bool")
+        if self.packing not in ("optimal", "greedy"):
+            raise ConfigError(f"packing {self.packing!r} is unknown; use 'optimal' or 'greedy'")
+        if self.recall_mode not in ("hybrid", "fulltext"):
+            raise ConfigError(
+                f"recall_mode {self.recall_mode!r} is unknown; use 'hybrid' or 'fulltext'"
+            )
+        for name, low in (
+            ("max_block_retries", 0),
+            ("recall_k", 1),
+            ("history_turns", 1),
+            ("max_tool_rounds", 1),
+            ("reply_max_tokens", 1),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"CompanionConfig.{name} must be an int ≥ {low}, got {value!r}")
+        if self.user_block not in {b.label for b in self.blocks.blocks}:
+            raise ConfigError(
+                f"user_block {self.user_block!r} is not one of the configured blocks "
+                f"{[b.label for b in self.blocks.blocks]}; add it or name another"
+            )
+        self.assembler_config()  # validates budget and output_reserve
+
+    @property
+    def recalls(self) -> bool:
+        """True when the prompt has a recalled-memories part."""
+        return self.use_recall or self.use_episodic
+
+    @property
+    def recall_stages(self) -> tuple[str, ...]:
+        """The memory stages recall searches under this configuration."""
+        stages: tuple[str, ...] = ("short_term", "long_term") if self.use_recall else ()
+        return stages + (("episodic",) if self.use_episodic else ())
+
+    @property
+    def recall_sources(self) -> tuple[str, ...]:
+        """The retrievers recall runs (see ``MemoryController.recall(sources=...)``)."""
+        return ("fulltext",) if self.recall_mode == "fulltext" else ("vector", "fulltext", "graph")
+
+    def assembler_config(self) -> AssemblerConfig:
+        """The :class:`AssemblerConfig` this companion packs its prompt with."""
+        return AssemblerConfig(
+            budget=self.budget, output_reserve=self.output_reserve, strategy=self.packing
+        )

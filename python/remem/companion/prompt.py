@@ -1,0 +1,187 @@
+"""build_prompt: one turn's prompt — system, history, core blocks, priming, recall, the message.
+
+Everything goes through one :class:`~remem.context.ContextAssembler` under the configured
+token budget, so the prompt never exceeds it and every item's fate is inspectable
+(``prompt.context.explain()``). The section order is fixed (:data:`PROMPT_ORDER`)::
+
+    system            the companion's instructions                   (system message)
+    prior_history     last turns of earlier sessions (priming)      (chat turns)
+    current_history   this session's recent turns                   (chat turns)
+    -- final user message: <context> ... </context> then the message --
+    core_memory       every core block, rendered with its gauge      always kept
+    entities          primed entities
+    known_facts       primed relationships and recalled graph facts
+    long_term         recalled long-term memories
+    short_term        recalled short-term memories and past turns
+    insights          recalled insights
+    summaries         recalled summaries
+    query             the user's message
+
+A block renders as one item: its header with the live gauge (``<user> (who the user is) [67% —
+1,474/2,200 chars]``) and one ``- `` line per entry. Recalled past turns already in the history
+are left out (they would be said twice); recalled graph facts go to ``known_facts``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from remem.blocks import CoreMemory
+from remem.brains import Message
+from remem.companion.config import CompanionConfig
+from remem.context import (
+    SECTION_TITLES,
+    AssembledContext,
+    ContextAssembler,
+    ContextCandidate,
+    HistoryTurn,
+    Priming,
+    Section,
+)
+from remem.controller import MemoryController
+from remem.models import ScoredMemory, TranscriptEntry
+
+__all__ = ["PROMPT_ORDER", "CompanionPrompt", "build_prompt"]
+
+PROMPT_ORDER: tuple[str, ...] = (
+    "system",
+    Section.PRIOR_HISTORY.value,
+    Section.CURRENT_HISTORY.value,
+    Section.CORE_MEMORY.value,
+    Section.ENTITIES.value,
+    Section.KNOWN_FACTS.value,
+    Section.LONG_TERM.value,
+    Section.SHORT_TERM.value,
+    Section.INSIGHTS.value,
+    Section.SUMMARIES.value,
+    "query",
+)
+"""The order of a companion prompt's sections (module docstring)."""
+
+RECALL_SECTIONS = frozenset(
+    {
+        Section.KNOWN_FACTS.value,
+        Section.LONG_TERM.value,
+        Section.SHORT_TERM.value,
+        Section.INSIGHTS.value,
+        Section.SUMMARIES.value,
+    }
+)
+"""Sections recalled memories can land in."""
+
+
+@dataclass(frozen=True)
+class CompanionPrompt:
+    """One turn's prompt.
+
+    ``messages`` is what the brain receives; ``text`` the whole prompt as one string (the
+    assembler's plain-text form, the basis of the budget); ``tokens`` its size; ``sections``
+    the non-empty sections in prompt order (names from :data:`PROMPT_ORDER`); ``context`` the
+    assembler's account; ``recalled`` what recall returned (before packing).
+    """
+
+    messages: list[Message]
+    text: str
+    tokens: int
+    sections: tuple[str, ...]
+    context: AssembledContext
+    recalled: tuple[ScoredMemory, ...] = ()
+
+    def section_text(self, section: str) -> str:
+        """The ``## <title>`` part of the context for ``section`` ("" when absent)."""
+        title = f"## {SECTION_TITLES[Section(section)]}\n"
+        final = self.messages[-1].content
+        start = final.find(title)
+        if start < 0:
+            return ""
+        body = start + len(title)
+        ends = [i for i in (final.find("\n## ", body), final.find("</context>", body)) if i >= 0]
+        return final[start : min(ends, default=len(final))]
+
+
+def block_candidates(blocks: CoreMemory) -> list[ContextCandidate]:
+    """Every block as a core-memory item (always kept), in configured order."""
+    return [
+        ContextCandidate(
+            f"block:{label}", Section.CORE_MEMORY, blocks.block(label).render(), source="blocks"
+        )
+        for label in blocks.labels
+    ]
+
+
+def recall_candidates(
+    hits: Sequence[ScoredMemory], history_ids: set[str]
+) -> list[ContextCandidate]:
+    """Recalled memories as candidates (graph facts to known_facts; turns in history dropped).
+
+    Scores are divided by the best hit's: fused recall scores are small (RRF gives about
+    0.016 per retriever), while a history turn is valued near 1, so raw scores would lose every
+    tight budget to history; scaled, the best memory of the turn weighs like the newest turn.
+    """
+    top = max((h.score for h in hits), default=0.0)
+    out: list[ContextCandidate] = []
+    for hit in hits:
+        if hit.record.id in history_ids:
+            continue
+        section = Section.KNOWN_FACTS if hit.record.metadata.get("source") == "graph" else None
+        candidate = ContextCandidate.from_scored_memory(hit, section=section)
+        if top > 0:
+            candidate = dataclasses.replace(candidate, score=candidate.score / top)
+        out.append(candidate)
+    return out
+
+
+async def build_prompt(
+    *,
+    user_message: str,
+    config: CompanionConfig,
+    assembler: ContextAssembler,
+    controller: MemoryController,
+    blocks: CoreMemory | None,
+    history: Sequence[TranscriptEntry],
+    priming: Priming | None,
+    tool_schemas: Sequence[dict[str, Any]] = (),
+) -> CompanionPrompt:
+    """Assemble the prompt for ``user_message`` (module docstring); BudgetError if even the
+    system message, the message, the core blocks and the newest turn cannot fit."""
+    turns = [HistoryTurn.from_entry(e) for e in history[-config.history_turns :]]
+    candidates: list[ContextCandidate] = []
+    if config.use_blocks and blocks is not None:
+        candidates += block_candidates(blocks)
+    recalled: list[ScoredMemory] = []
+    if config.recalls:
+        recalled = await controller.recall(
+            user_message,
+            k=config.recall_k,
+            stages=config.recall_stages,
+            sources=config.recall_sources,
+        )
+        candidates += recall_candidates(recalled, {t.id for t in turns})
+    context = assembler.assemble(
+        query=user_message,
+        system=config.system_prompt,
+        current_history=turns,
+        candidates=candidates,
+        priming=priming,
+        tool_schemas=[json.dumps(s, ensure_ascii=False) for s in tool_schemas],
+    )
+    kept = {s.section.value for s in context.sections if s.kept}
+    present = {"query"} | kept | ({"system"} if config.system_prompt else set())
+    return CompanionPrompt(
+        messages=[Message(m.role, m.content) for m in context.messages],
+        text=context.to_text(),
+        tokens=context.account.rendered,
+        sections=tuple(s for s in PROMPT_ORDER if s in present),
+        context=context,
+        recalled=tuple(recalled),
+    )
+
+
+def now_or(now: datetime | None, controller: MemoryController) -> datetime:
+    """``now``, or the controller's clock."""
+    return now if now is not None else controller.clock.now()
