@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from remem.brains import Brain, ScriptedBrain
+from remem.brains import Brain
+from remem.companion import offline_brain
 from remem.errors import ConfigError, RememError
 from remem.eval.persona.brains import brain_from_spec
 from remem.eval.persona.harness import EvalSettings, run_eval
@@ -30,7 +31,7 @@ from remem.eval.persona.variants import DEFAULT_VARIANTS, QUICK_VARIANTS, resolv
 
 __all__ = ["QUICK", "add_parser", "run"]
 
-QUICK = EvalSettings(personas=3, days=21, seed=0, delay_days=10, resamples=1000)
+QUICK = EvalSettings(personas=4, days=21, seed=0, delay_days=10, resamples=1000)
 """``--quick``: sized to finish in about a minute on two cores, offline."""
 FULL = EvalSettings(personas=8, days=28, seed=0, delay_days=10, resamples=2000)
 
@@ -77,10 +78,6 @@ def _out_dir(out: Path | None) -> Path:
         # A reused directory would reopen old stores and mix two runs' memories.
         raise ConfigError(f"--out {out} exists and is not empty; choose a new directory")
     return out
-
-
-def offline_brain() -> Brain:
-    return ScriptedBrain(default="Noted.", model="offline")
 
 
 def _brain_factory(spec: str | None) -> Callable[[], Brain]:

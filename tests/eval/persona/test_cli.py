@@ -18,10 +18,13 @@ def test_eval_quick_like_run(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "remem eval: 1 personas x 6 days" in captured.out
     assert "recall %" in captured.out
     assert "Recall by category" in captured.out
+    for variant in ("full", "blocks-only", "episodic-only", "raw-recall"):
+        assert f"\n{variant} " in captured.out  # the real companion variants ran
     assert "/" in captured.err  # the progress bar went to stderr
     data = json.loads((out / "results.json").read_text())
     assert data["variants"]
     assert data["variants"][0]["rows"]
+    assert all(v["background_errors"] == [] for v in data["variants"])
     assert (out / "forgetting_curve.png").read_bytes()[:4] == b"\x89PNG"
 
 

@@ -6,6 +6,7 @@ import re
 
 from remem.eval.persona import generate_plans, mentions, render_plan
 from remem.eval.persona.render import template_turns
+from remem.extraction import extract_statements
 
 # The textbook first-person forms a rule-based extractor is written for.
 CANONICAL = re.compile(
@@ -65,3 +66,22 @@ def test_articles_follow_the_value() -> None:
     for seed in range(30):
         _, texts = template_turns(event, random.Random(seed))
         assert " a architect" not in " ".join(texts)
+
+
+def test_the_rule_extractor_is_not_aligned_with_the_rendering() -> None:
+    """The real RuleExtractor recovers canonical sentences but few of the other styles."""
+    recovered: dict[bool, list[bool]] = {True: [], False: []}
+    for plan in generate_plans(10, seed=0):
+        turns = render_plan(plan)
+        for event in plan.events:
+            if event.value is None:
+                continue
+            mine = [t for t in turns if t.event is event]
+            statements = [s for t in mine for s in extract_statements(t.text, t.at)]
+            found = any(mentions(s.value, event.value) for s in statements)
+            recovered[mine[0].style == "canonical"].append(found)
+    everything = recovered[True] + recovered[False]
+    assert sum(everything) / len(everything) < 0.4
+    canonical_rate = sum(recovered[True]) / len(recovered[True])
+    other_rate = sum(recovered[False]) / len(recovered[False])
+    assert canonical_rate > 0.5 > other_rate + 0.3
