@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from remem.eval.persona import generate_plans, mentions, render_plan
+from remem.brains import ScriptedBrain
+from remem.eval.persona import BrainRenderer, generate_plans, mentions, render_plan
 from remem.eval.persona.render import template_turns
 from remem.extraction import extract_statements
 
@@ -85,3 +86,19 @@ def test_the_rule_extractor_is_not_aligned_with_the_rendering() -> None:
     canonical_rate = sum(recovered[True]) / len(recovered[True])
     other_rate = sum(recovered[False]) / len(recovered[False])
     assert canonical_rate > 0.5 > other_rate + 0.3
+
+
+async def test_brain_renderer_uses_the_model_and_falls_back_to_templates() -> None:
+    (plan,) = generate_plans(1, seed=5)
+    echo = ScriptedBrain(rules=[(r"conveys, indirectly if natural: (.*?)\. Do not", r"So, \1!")])
+    renderer = BrainRenderer(echo)
+    turns = await renderer.render(plan)
+    facts = [t for t in turns if t.event is not None]
+    assert renderer.fallbacks == 0
+    assert {t.style for t in facts} == {"model"}
+    assert len(facts) == len(plan.events)
+    assert len(echo.requests) == len(plan.events)
+    vague = BrainRenderer(ScriptedBrain(default="Oh, you know how it is."))
+    fallback = await vague.render(plan)
+    assert vague.fallbacks == len(plan.events)
+    assert fallback == render_plan(plan)

@@ -122,6 +122,8 @@ def describe(event: FactEvent) -> str:
             f"correcting an earlier slip: their {attribute} is {event.value}, "
             f"not {event.previous} as they said before"
         )
+    if event.kind == "update" and event.previous is None:
+        return f"they have a new {attribute}: {event.value}"
     if event.kind == "update":
         return f"their {attribute} changed from {event.previous} to {event.value}"
     if event.kind == "add":
