@@ -10,7 +10,9 @@ listed is the one the others are compared with.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from remem.brains import Brain
 from remem.companion import (
@@ -52,9 +54,25 @@ def _companion(cls: type[Companion], name: str) -> Callable[[Runtime, Brain], Ev
     def build(runtime: Runtime, brain: Brain) -> EvalCompanion:
         # The offline rule extractor keeps the default run model-free; a configured brain only
         # answers and writes blocks, so variants differ in memory strategy, not extractor.
-        return cls(brain, runtime, extractor=RuleExtractor(), name=name)
+        return cls(
+            brain,
+            runtime,
+            extractor=RuleExtractor(),
+            consolidator=_consolidator(runtime),
+            name=name,
+        )
 
     return build
+
+
+def _consolidator(runtime: Runtime) -> Any:
+    """A MemoryConsolidator on the runtime's controller and clock, when remem.consolidation is
+    installed (it is built in parallel; without it the companion supersedes nothing)."""
+    try:
+        module = importlib.import_module("remem.consolidation")
+    except ImportError:
+        return None
+    return module.MemoryConsolidator(runtime.controller, clock=runtime.clock)
 
 
 def available_variants() -> dict[str, Variant]:
