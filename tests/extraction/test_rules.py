@@ -51,6 +51,13 @@ def test_negatives_questions_hypotheticals_and_others_give_nothing(text: str) ->
     assert facts(text) == set()
 
 
+def test_fact_sentences_keep_the_article_of_a_common_noun_organisation() -> None:
+    [studio] = extract_statements("I started a new job at a design studio.", AT)
+    assert (studio.value, studio.text) == ("design studio", "The user works at a design studio.")
+    [named] = extract_statements("I work at Initech", AT)
+    assert named.text == "The user works at Initech."
+
+
 def test_vocabulary_partition() -> None:
     assert set(ATTRIBUTES) == SINGLE_VALUED | MULTI_VALUED
     assert not SINGLE_VALUED & MULTI_VALUED

@@ -63,6 +63,7 @@ from remem.models import (
     MemoryStage,
     ScoredMemory,
 )
+from remem.models.base import trusted
 from remem.staging import STAGED, CollectionManager, StagedMatch, record_metadata
 from remem.stores.episodic import EpisodicStore
 from remem.stores.filters import Filter, matches
@@ -289,12 +290,16 @@ class RecallPipeline:
         )
         if c.graph is not None:
             explanation += f"; graph: {c.graph.explanation}"
-        return ScoredMemory(
-            record=record,
-            score=final,
-            signals=signals,
-            sources=tuple(sorted(f.parts)),
-            explanation=explanation,
+        # Trusted: every value was computed here from validated store rows (finite scores).
+        return trusted(
+            ScoredMemory,
+            {
+                "record": record,
+                "score": final,
+                "signals": signals,
+                "sources": tuple(sorted(f.parts)),
+                "explanation": explanation,
+            },
         )
 
 

@@ -352,11 +352,14 @@ def _statement(
         elif attribute == "preference" and role:
             value = f"favourite {role}: {value}"
             text = text.replace("{v}", value.split(": ", 1)[1])
+        # "a design studio" is stored as the entity "design studio"; the sentence keeps an
+        # article for a lower-case organisation so it still reads as said.
+        shown = f"{_a(value)} {value}" if pattern.value == "org" and value[:1].islower() else value
         out.append(
             Statement(
                 attr,
                 value,
-                text.format(v=value, role=role, animal=animal, a=_a(value), a_animal=_a(animal)),
+                text.format(v=shown, role=role, animal=animal, a=_a(value), a_animal=_a(animal)),
                 turn_id,
                 entity_type,
                 since if attr in RELATIONS else None,

@@ -243,10 +243,16 @@ class CollectionManager(StoreLifecycle):
         merged: list[list[StagedMatch]] = [[] for _ in range(batch.shape[0])]
         if k == 0:
             return merged
-        for stage in dict.fromkeys(stages):
-            results = await self.vector_store.query(
-                self.collection_for(stage), batch, k=k, where=where
+        chosen = list(dict.fromkeys(stages))
+        # Concurrently: an embedded store's worker runs them back to back, but the event loop
+        # waits for one wake-up instead of one per stage.
+        per_stage = await asyncio.gather(
+            *(
+                self.vector_store.query(self.collection_for(stage), batch, k=k, where=where)
+                for stage in chosen
             )
+        )
+        for stage, results in zip(chosen, per_stage, strict=True):
             floor = effective.get(stage, -1.0)
             for out, matches in zip(merged, results, strict=True):
                 out.extend(

@@ -23,6 +23,7 @@ from remem.models import (
     ProvenanceMetadata,
     require_aware,
 )
+from remem.models.base import trusted
 
 RECORD_COLUMNS: tuple[str, ...] = (
     "id",
@@ -196,41 +197,50 @@ def record_to_row(r: MemoryRecord) -> tuple[object, ...]:
 def row_to_record(row: Sequence[Any]) -> MemoryRecord:
     """The record stored in ``row`` (RECORD_COLUMNS order).
 
-    Rows were validated when written, so they are rebuilt with ``model_construct`` (no second
-    validation: it cost ~80 µs a record, most of a recall's record fetch).
+    Rows were validated when written, so they are rebuilt with :func:`remem.models.base.trusted`
+    (no second validation: it cost ~80 µs a record, most of a recall's record fetch).
     """
     t = decode_time
-    lifecycle = MemoryLifecycleMetadata.model_construct(
-        stage=MemoryStage(row[5]),
-        base_score=float(row[6]),
-        score_reference_time=decode_required(row[7]),
-        created_at=decode_required(row[8]),
-        accessed_at=t(row[9]),
-        promoted_at=t(row[10]),
-        decayed_at=t(row[11]),
-        access_count=int(row[12]),
-        promotion_state=PromotionState(row[13]),
-        protected=bool(row[14]),
+    lifecycle = trusted(
+        MemoryLifecycleMetadata,
+        {
+            "stage": MemoryStage(row[5]),
+            "base_score": float(row[6]),
+            "score_reference_time": decode_required(row[7]),
+            "created_at": decode_required(row[8]),
+            "accessed_at": t(row[9]),
+            "promoted_at": t(row[10]),
+            "decayed_at": t(row[11]),
+            "access_count": int(row[12]),
+            "promotion_state": PromotionState(row[13]),
+            "protected": bool(row[14]),
+        },
     )
-    provenance = ProvenanceMetadata.model_construct(
-        source_id=row[15],
-        source_type=row[16],
-        author_id=row[17],
-        confidence=float(row[18]),
-        created_at=t(row[19]),
-        parent_ids=tuple(row[20] or ()),
+    provenance = trusted(
+        ProvenanceMetadata,
+        {
+            "source_id": row[15],
+            "source_type": row[16],
+            "author_id": row[17],
+            "confidence": float(row[18]),
+            "created_at": t(row[19]),
+            "parent_ids": tuple(row[20] or ()),
+        },
     )
-    return MemoryRecord.model_construct(
-        id=row[0],
-        text=row[1],
-        kind=MemoryKind(row[2]),
-        namespace=row[3],
-        session_id=row[4],
-        lifecycle=lifecycle,
-        provenance=provenance,
-        metadata=load_json(row[21]),
-        entity_ids=tuple(row[22] or ()),
-        superseded_by=row[23],
-        valid_from=t(row[24]),
-        valid_to=t(row[25]),
+    return trusted(
+        MemoryRecord,
+        {
+            "id": row[0],
+            "text": row[1],
+            "kind": MemoryKind(row[2]),
+            "namespace": row[3],
+            "session_id": row[4],
+            "lifecycle": lifecycle,
+            "provenance": provenance,
+            "metadata": load_json(row[21]),
+            "entity_ids": tuple(row[22] or ()),
+            "superseded_by": row[23],
+            "valid_from": t(row[24]),
+            "valid_to": t(row[25]),
+        },
     )

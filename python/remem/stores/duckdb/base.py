@@ -7,7 +7,12 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
-from remem.stores.duckdb.database import DEFAULT_LOCK_TIMEOUT, Conn, DuckDBDatabase
+from remem.stores.duckdb.database import (
+    DEFAULT_LOCK_TIMEOUT,
+    Conn,
+    DuckDBDatabase,
+    raise_wrapped,
+)
 from remem.stores.lifecycle import StoreLifecycle, StoreState
 
 T = TypeVar("T")
@@ -49,3 +54,13 @@ class DuckDBStore(StoreLifecycle):
     async def _tx(self, fn: Callable[[Conn], T], *, action: str) -> T:
         await self._ready()
         return await self._db.transaction(fn, action=action)
+
+    async def _read(self, fn: Callable[[Conn], T], *, action: str) -> T:
+        """Run a read-only ``fn`` on the worker as one statement-level transaction: no
+        BEGIN/COMMIT round (~0.5 ms), still ordered after every write queued before it."""
+        await self._ready()
+        try:
+            return await self._db.run(fn)
+        except BaseException as exc:
+            raise_wrapped(exc, action)
+            raise

@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.errors import BackendError, DuplicateIdError, InvalidArgumentError, StoreError
+from remem.stores.duckdb.row_cache import RowCache
 from remem.stores.duckdb.schema import BOOTSTRAP, COMPONENT, MIGRATIONS
 from remem.stores.worker import BlockingWorker
 
@@ -85,6 +86,8 @@ class DuckDBDatabase:
         self._pending: list[_Call] = []
         self._pending_lock = threading.Lock()
         self._flush_queued = False
+        # Committed memory_records rows for DuckDBRecordStore's point reads (see row_cache).
+        self.record_rows = RowCache()
 
     @classmethod
     def shared(cls, path: str | os.PathLike[str], *, lock_timeout: float) -> DuckDBDatabase:

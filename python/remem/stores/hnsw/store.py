@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from remem.errors import BackendError, DuplicateIdError, NotFoundError
 from remem.kernels import top_k
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
+from remem.models.base import trusted
 from remem.stores.filters import Filter, parse_where
 from remem.stores.hnsw import index_file
 from remem.stores.hnsw.config import HnswConfig
@@ -470,9 +471,17 @@ class HnswVectorStore(StoreLifecycle):
             matches = []
             for label, score in zip(labels, row_scores, strict=False):
                 item_id, document, metadata = rows[label]
+                # Trusted: the row was validated when written; the metadata dict is copied so
+                # a caller changing it cannot change the row cache.
                 matches.append(
-                    VectorMatch(
-                        id=item_id, score=float(score), document=document, metadata=metadata
+                    trusted(
+                        VectorMatch,
+                        {
+                            "id": item_id,
+                            "score": float(score),
+                            "document": document,
+                            "metadata": dict(metadata),
+                        },
                     )
                 )
             out.append(ranked(matches, k))

@@ -10,6 +10,7 @@ from typing import Any
 
 from remem.errors import DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
+from remem.models.base import trusted
 from remem.stores.episodic import (
     NoteInput,
     check_note,
@@ -333,15 +334,18 @@ def _note_row(note: NoteInput) -> _Row:
 
 def _hit(row: _Row) -> EpisodicHit:
     id_, kind, session_id, turn, text, score, created_at_us, metadata = row
-    return EpisodicHit.model_construct(
-        id=id_,
-        kind=EpisodeKind(kind),
-        session_id=session_id,
-        turn_number=turn,
-        text=text,
-        score=float(score),
-        created_at=from_micros(created_at_us),
-        metadata=load_metadata(metadata),
+    return trusted(
+        EpisodicHit,
+        {
+            "id": id_,
+            "kind": EpisodeKind(kind),
+            "session_id": session_id,
+            "turn_number": turn,
+            "text": text,
+            "score": float(score),
+            "created_at": from_micros(created_at_us),
+            "metadata": load_metadata(metadata),
+        },
     )
 
 
