@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from remem.cli.bench import add_parser as add_bench_parser
 from remem.cli.demo import add_parser as add_demo_parser
+from remem.cli.eval import add_parser as add_eval_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command")
     add_demo_parser(sub)
+    add_eval_parser(sub)
     add_bench_parser(sub)
     return parser
 

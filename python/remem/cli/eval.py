@@ -1,0 +1,128 @@
+"""``remem eval``: the persona time-lapse harness (see :mod:`remem.eval.persona`).
+
+    remem eval --quick                      # ~1 minute, offline, embedded stores
+    remem eval --personas 10 --variants full,blocks-only --judge openai:gpt-4o-mini \\
+        --judge anthropic:claude-haiku-4-5 --tiebreak anthropic:claude-sonnet-4-5
+
+Progress bars go to stderr, the final table to stdout; the run directory (``--out``, default
+``./remem-eval/<UTC timestamp>``) gets results.json, report.md and PNG plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from remem.brains import Brain
+from remem.companion import offline_brain
+from remem.errors import ConfigError, RememError
+from remem.eval.persona.brains import brain_from_spec
+from remem.eval.persona.harness import EvalSettings, run_eval
+from remem.eval.persona.judges import JudgeEnsemble
+from remem.eval.persona.render import BrainRenderer
+from remem.eval.persona.report import format_table, write_report
+from remem.eval.persona.summary import summarise
+from remem.eval.persona.variants import DEFAULT_VARIANTS, QUICK_VARIANTS, resolve_variants
+
+__all__ = ["QUICK", "add_parser", "run"]
+
+QUICK = EvalSettings(personas=4, days=21, seed=0, delay_days=10, resamples=1000)
+"""``--quick``: sized to finish in about a minute on two cores, offline."""
+FULL = EvalSettings(personas=8, days=28, seed=0, delay_days=10, resamples=2000)
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("eval", help="the persona time-lapse memory evaluation")
+    p.add_argument("--quick", action="store_true", help="small offline run (about a minute)")
+    p.add_argument("--personas", type=int, help="number of personas")
+    p.add_argument("--days", type=int, help="simulated days per persona")
+    p.add_argument("--seed", type=int, help="seed of plans, rendering and bootstrap")
+    p.add_argument("--delay-days", type=int, help="days before the delayed quiz")
+    p.add_argument("--resamples", type=int, help="bootstrap resamples")
+    p.add_argument("--variants", help="comma-separated variant names (first is the baseline)")
+    p.add_argument("--out", type=Path, help="run directory (must not exist or be empty)")
+    p.add_argument("--brain", help="PROVIDER:MODEL the companion uses (default: offline)")
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        help="PROVIDER:MODEL judge (give two; a third is the tiebreak)",
+    )
+    p.add_argument("--tiebreak", help="PROVIDER:MODEL that settles judge disagreements")
+    p.add_argument(
+        "--render-with-brain", action="store_true", help="write the conversations with --brain"
+    )
+    p.set_defaults(run=run)
+
+
+def _settings(args: argparse.Namespace) -> EvalSettings:
+    base = QUICK if args.quick else FULL
+    return EvalSettings(
+        personas=args.personas if args.personas is not None else base.personas,
+        days=args.days if args.days is not None else base.days,
+        seed=args.seed if args.seed is not None else base.seed,
+        delay_days=args.delay_days if args.delay_days is not None else base.delay_days,
+        resamples=args.resamples if args.resamples is not None else base.resamples,
+    )
+
+
+def _out_dir(out: Path | None) -> Path:
+    if out is None:
+        return Path("remem-eval") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        # A reused directory would reopen old stores and mix two runs' memories.
+        raise ConfigError(f"--out {out} exists and is not empty; choose a new directory")
+    return out
+
+
+def _brain_factory(spec: str | None) -> Callable[[], Brain]:
+    if spec is None:
+        return offline_brain
+    brain_from_spec(spec)  # fail fast on a bad spec or a missing key
+    return lambda: brain_from_spec(spec)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_run(args))
+    except RememError as exc:
+        print(f"remem eval: {exc}", file=sys.stderr)
+        return 2
+
+
+async def _run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    default = QUICK_VARIANTS if args.quick else DEFAULT_VARIANTS
+    names = [n.strip() for n in args.variants.split(",")] if args.variants else list(default)
+    variants = resolve_variants([n for n in names if n])
+    if len(args.judge) > 3 or (len(args.judge) == 3 and args.tiebreak):
+        raise ConfigError("give at most two --judge and one tiebreak")
+    if args.render_with_brain and args.brain is None:
+        raise ConfigError("--render-with-brain needs --brain PROVIDER:MODEL")
+    out = _out_dir(args.out)
+    factory = _brain_factory(args.brain)
+    judges: JudgeEnsemble | None = None
+    if args.judge:
+        specs = list(args.judge)
+        tiebreak = args.tiebreak or (specs.pop() if len(specs) == 3 else None)
+        judges = JudgeEnsemble(
+            [brain_from_spec(s) for s in specs],
+            tiebreak=brain_from_spec(tiebreak) if tiebreak else None,
+        )
+    renderer = BrainRenderer(factory()) if args.render_with_brain else None
+    try:
+        result = await run_eval(
+            settings, variants, out=out, brain_factory=factory, judges=judges, renderer=renderer
+        )
+    finally:
+        if judges is not None:
+            await judges.aclose()
+    summary = summarise(result)
+    write_report(result, summary)
+    print(format_table(result, summary))
+    return 0

@@ -1,0 +1,63 @@
+"""RawRecallBaseline: the naive memory every companion should beat.
+
+Each user message is stored verbatim as a memory; the prompt is the question plus the ``k``
+best recalled messages. No extraction, no blocks, no supersession — so it finds old and new
+values alike, which is exactly what the stale-only rate exposes. It also serves as a real
+(not mocked) companion for harness tests, running on real stores.
+
+    Variant("raw-recall", lambda runtime, brain: RawRecallBaseline(runtime))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from remem import kernels
+from remem.runtime import Runtime
+
+__all__ = ["BaselinePrompt", "RawRecallBaseline"]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselinePrompt:
+    text: str
+    tokens: int
+
+
+class RawRecallBaseline:
+    """Stores raw user turns and answers from the top-``k`` recalled ones."""
+
+    def __init__(self, runtime: Runtime, *, k: int = 8, name: str = "raw-recall") -> None:
+        self._runtime = runtime
+        self._k = k
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def turn(
+        self, user_message: str, *, session_id: str = "default", now: datetime | None = None
+    ) -> str:
+        controller = self._runtime.controller
+        await controller.record_turn(session_id, user_message, "Noted.", created_at=now)
+        await controller.remember(user_message, session_id=session_id)
+        return "Noted."
+
+    async def build_prompt(
+        self, user_message: str, *, session_id: str = "default", now: datetime | None = None
+    ) -> BaselinePrompt:
+        hits = await self._runtime.controller.recall(user_message, k=self._k)
+        memory = "\n".join(f"- {hit.record.text}" for hit in hits)
+        text = f"Memories:\n{memory}\n\nUser: {user_message}"
+        return BaselinePrompt(text, kernels.estimate_tokens_one(text))
+
+    async def answer(
+        self, question: str, *, session_id: str = "default", now: datetime | None = None
+    ) -> str:
+        hits = await self._runtime.controller.recall(question, k=1)
+        return hits[0].record.text if hits else "I don't know."
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,222 @@
+"""The persona harness: every variant × every persona, on real stores, in simulated time.
+
+For each variant and persona: a fresh :class:`~remem.Runtime` in ``<out>/<variant>/<persona>``
+on a :class:`~remem.models.ManualClock` at the plan's day 0; the rendered turns go through
+``companion.turn(text, session_id="day-NN", now=turn time)`` with the clock set to each turn's
+instant (nothing sleeps); then the quiz is asked the day after the last day, in a separate
+``quiz`` session (so the answer must come from memory, not from the day's transcript): the
+LLM-free score from ``build_prompt(question)``, and, when judges are configured,
+``answer(question)`` judged by the :class:`JudgeEnsemble`. The clock then jumps
+``delay_days`` ahead and the delayed subset is asked again.
+
+    run = await run_eval(EvalSettings(personas=3), [variant], out=Path("runs/x"))
+    summarise(run)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TextIO
+
+from remem.brains import Brain
+from remem.errors import InvalidArgumentError, RememError
+from remem.eval.persona.judges import JudgeEnsemble
+from remem.eval.persona.llm_free import score_context
+from remem.eval.persona.plan import PersonaPlan, generate_plans
+from remem.eval.persona.progress import ProgressBar
+from remem.eval.persona.protocol import EvalCompanion, Variant
+from remem.eval.persona.quiz import Question, build_quiz
+from remem.eval.persona.render import BrainRenderer, RenderedTurn, render_plan
+from remem.models import ManualClock
+from remem.runtime import Runtime
+
+__all__ = ["QUIZ_HOUR", "EvalRun", "EvalSettings", "QuestionResult", "VariantRun", "run_eval"]
+
+QUIZ_HOUR = timedelta(hours=12)
+"""Quizzes are asked at noon of their day."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """How big a run is. ``--quick`` uses the defaults of :data:`QUICK` in the CLI."""
+
+    personas: int = 3
+    days: int = 24
+    seed: int = 0
+    delay_days: int = 10
+    resamples: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.personas < 1:
+            raise InvalidArgumentError(f"personas must be at least 1, got {self.personas}")
+        if self.delay_days < 1:
+            raise InvalidArgumentError(f"delay_days must be at least 1, got {self.delay_days}")
+        if self.resamples < 100:
+            raise InvalidArgumentError(f"resamples must be at least 100, got {self.resamples}")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    variant: str
+    question: Question
+    recall: bool | None
+    stale_only: bool | None
+    tokens: int
+    latency_ms: float
+    answer: str | None = None
+    passed: bool | None = None
+    escalated: bool | None = None
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class VariantRun:
+    name: str
+    description: str = ""
+    rows: list[QuestionResult] = field(default_factory=list)
+    turn_latency_ms: list[float] = field(default_factory=list)
+    turns: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class EvalRun:
+    settings: EvalSettings
+    out: Path
+    brain: str
+    variants: list[VariantRun]
+    plans: list[PersonaPlan]
+    judges: list[str] = field(default_factory=list)
+    judges_same_family: bool = False
+    disagreement_rate: float | None = None
+    elapsed_s: float = 0.0
+    rendered_by: str = "templates"
+
+
+async def run_eval(
+    settings: EvalSettings,
+    variants: Sequence[Variant],
+    *,
+    out: Path,
+    brain_factory: Callable[[], Brain],
+    judges: JudgeEnsemble | None = None,
+    renderer: BrainRenderer | None = None,
+    progress: TextIO | None = None,
+) -> EvalRun:
+    """Run every variant on the same personas (see module docstring)."""
+    if not variants:
+        raise InvalidArgumentError("give at least one variant to evaluate")
+    names = [v.name for v in variants]
+    if len(set(names)) != len(names):
+        raise InvalidArgumentError(f"variant names must be unique, got {names}")
+    started = time.perf_counter()
+    plans = generate_plans(settings.personas, seed=settings.seed, days=settings.days)
+    conversations: list[list[RenderedTurn]] = []
+    for plan in plans:
+        if renderer is not None:
+            conversations.append(await renderer.render(plan, seed=settings.seed))
+        else:
+            conversations.append(render_plan(plan, seed=settings.seed))
+    quizzes = [build_quiz(p, delay_days=settings.delay_days, seed=settings.seed) for p in plans]
+    probe = brain_factory()
+    run = EvalRun(
+        settings,
+        out,
+        probe.name,
+        [],
+        plans,
+        rendered_by="templates" if renderer is None else "model",
+    )
+    await probe.aclose()
+    steps = sum(len(c) + len(q) for c, q in zip(conversations, quizzes, strict=True))
+    for variant in variants:
+        result = VariantRun(variant.name, variant.description)
+        bar = ProgressBar(steps, variant.name, stream=progress)
+        for plan, turns, quiz in zip(plans, conversations, quizzes, strict=True):
+            bar.note = plan.persona_id
+            await _one_persona(variant, plan, turns, quiz, out, brain_factory, judges, result, bar)
+        bar.close()
+        run.variants.append(result)
+    if judges is not None:
+        run.judges = judges.names
+        run.judges_same_family = judges.same_family
+        run.disagreement_rate = judges.disagreement_rate
+    run.elapsed_s = time.perf_counter() - started
+    return run
+
+
+async def _one_persona(
+    variant: Variant,
+    plan: PersonaPlan,
+    turns: list[RenderedTurn],
+    quiz: list[Question],
+    out: Path,
+    brain_factory: Callable[[], Brain],
+    judges: JudgeEnsemble | None,
+    result: VariantRun,
+    bar: ProgressBar,
+) -> None:
+    clock = ManualClock(plan.start)
+    brain = brain_factory()
+    async with Runtime.open(out / variant.name / plan.persona_id, clock=clock) as runtime:
+        companion = variant.build(runtime, brain)
+        try:
+            for turn in turns:
+                clock.set(turn.at)
+                t0 = time.perf_counter()
+                await companion.turn(turn.text, session_id=turn.session_id, now=turn.at)
+                result.turn_latency_ms.append((time.perf_counter() - t0) * 1000)
+                result.turns += 1
+                bar.advance()
+            await runtime.controller.flush_extraction()
+            for q in sorted(quiz, key=lambda q: q.ask_day):
+                when = plan.date_of(q.ask_day) + QUIZ_HOUR
+                if when > clock.now():
+                    clock.set(when)
+                result.rows.append(await _ask(companion, variant.name, q, judges, clock))
+                bar.advance()
+        finally:
+            await companion.aclose()
+            await brain.aclose()
+        # Background failures (extraction, indexing) are part of the result, never swallowed.
+        result.errors.extend(f"{plan.persona_id}: {f}" for f in runtime.controller.failures())
+
+
+async def _ask(
+    companion: EvalCompanion,
+    variant: str,
+    q: Question,
+    judges: JudgeEnsemble | None,
+    clock: ManualClock,
+) -> QuestionResult:
+    now = clock.now()
+    t0 = time.perf_counter()
+    prompt = await companion.build_prompt(q.text, session_id="quiz", now=now)
+    latency = (time.perf_counter() - t0) * 1000
+    score = score_context(q, prompt.text, tokens=prompt.tokens, latency_ms=latency)
+    base = QuestionResult(variant, q, score.recall, score.stale_only, score.tokens, latency)
+    if judges is None:
+        return base
+    try:
+        answer = await companion.answer(q.text, session_id="quiz", now=now)
+        judgement = await judges.judge(q, answer, asked_on=f"{now:%B} {now.day}, {now.year}")
+    except RememError as exc:
+        # A judge or model failure costs this question, not the run; the report counts them.
+        return QuestionResult(
+            variant, q, score.recall, score.stale_only, score.tokens, latency, error=str(exc)
+        )
+    return QuestionResult(
+        variant,
+        q,
+        score.recall,
+        score.stale_only,
+        score.tokens,
+        latency,
+        answer=answer,
+        passed=judgement.passed,
+        escalated=judgement.escalated,
+    )

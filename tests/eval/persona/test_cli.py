@@ -1,0 +1,41 @@
+"""``remem eval`` through main() on real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from remem.cli import main
+
+
+def test_eval_quick_like_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    argv = ["eval", "--quick", "--personas", "1", "--days", "6", "--resamples", "200"]
+    assert main([*argv, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "remem eval: 1 personas x 6 days" in captured.out
+    assert "recall %" in captured.out
+    assert "Recall by category" in captured.out
+    for variant in ("full", "blocks-only", "episodic-only", "raw-recall"):
+        assert f"\n{variant} " in captured.out  # the real companion variants ran
+    assert "/" in captured.err  # the progress bar went to stderr
+    data = json.loads((out / "results.json").read_text())
+    assert data["variants"]
+    assert data["variants"][0]["rows"]
+    assert all(v["background_errors"] == [] for v in data["variants"])
+    assert (out / "forgetting_curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_refuses_a_non_empty_out_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "old.txt").write_text("x")
+    assert main(["eval", "--quick", "--out", str(tmp_path)]) == 2
+    assert "not empty" in capsys.readouterr().err
+
+
+def test_unknown_variant_and_bad_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--variants", "nope", "--out", str(tmp_path / "a")]) == 2
+    assert "unknown variant" in capsys.readouterr().err
+    assert main(["eval", "--judge", "madeup:x", "--out", str(tmp_path / "b")]) == 2
+    assert "unknown brain provider" in capsys.readouterr().err
