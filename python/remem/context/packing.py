@@ -36,7 +36,13 @@ better of the two, so it is never worse than ``"greedy"``.
 Speed. Before each exact knapsack the classic LP-bound variable fixing (see
 :func:`_reduced_select`) fixes every item whose inclusion or exclusion provably cannot change the
 optimum, so the native DP runs only over the few items near the critical value density, at the
-residual capacity.
+residual capacity. The lower bound it fixes against is the density greedy *with* its fill (every
+later item that still fits), not just the prefix: within a fraction of an item of the optimum,
+it fixes about six times more items (1,000 candidates at 4,000 tokens: ~40 free items at ~400
+tokens instead of ~240 at ~2,000, a DP some 40x smaller). Greedy probes never call the native
+kernel: the items are sorted once per packing (:meth:`_Relaxation.greedy`, same order and
+tie-breaks as ``select_within_budget(strategy="greedy")``, checked against it in the tests) and
+each probe is a ``searchsorted`` plus the few items that still fit after the critical one.
 
 Utilisation. At the end no remaining eligible item fits in the slack (the refill would have taken
 it) and no further chain link fits; so ``slack < min(cost of every dropped eligible item,
@@ -115,11 +121,54 @@ class _Relaxation:
     def __init__(self, costs: NDArray[np.int64], values: NDArray[np.float64]) -> None:
         with np.errstate(divide="ignore"):
             density = np.where(costs > 0, values / np.maximum(costs, 1), np.inf)
+        self.density_raw = density
         self.order = np.argsort(-density, kind="stable")
         self.density = density[self.order]
         self.pc = np.cumsum(costs[self.order])
         self.pv = np.cumsum(values[self.order])
         self.n = costs.size
+        self.costs = costs
+        self.values = values
+        self._greedy_order = self.order
+        self._greedy_pc: NDArray[np.int64] | None = None
+
+    def greedy(self, cap: int) -> tuple[NDArray[np.int64], float, str]:
+        """``select_within_budget(strategy="greedy")`` at ``cap``, without the native call.
+
+        Identical result (indices ascending, value summed in index order, method ``"exact"`` when
+        every item of cost ≤ cap fits, else ``"greedy"``): items by density, then value, then
+        index, each taken if it still fits. The order is sorted once per packing and every probe
+        reuses it: a prefix by ``searchsorted``, then the few later items that still fit.
+        """
+        costs = self.costs
+        if self.n == 0:
+            return np.zeros(0, dtype=np.int64), 0.0, "exact"
+        fitting = costs <= cap
+        if int(costs[fitting].sum()) <= cap:
+            idx = np.flatnonzero(fitting)
+            method = "exact"
+        else:
+            if self._greedy_pc is None:
+                order = self.order
+                d = self.density
+                if d.size > 1 and bool(np.any(d[1:] == d[:-1])):  # ties: value, then index
+                    order = np.lexsort((np.arange(self.n), -self.values, -self.density_raw))
+                self._greedy_order = order
+                self._greedy_pc = np.cumsum(costs[order])
+            order, pc = self._greedy_order, self._greedy_pc
+            s = int(np.searchsorted(pc, cap, side="right"))
+            room = cap - (int(pc[s - 1]) if s else 0)
+            taken = order[:s].tolist()
+            later = costs[order[s + 1 :]]
+            for k in np.flatnonzero(later <= room).tolist():
+                c = int(later[k])
+                if c <= room:
+                    room -= c
+                    taken.append(int(order[s + 1 + k]))
+            idx = np.sort(np.asarray(taken, dtype=np.int64))
+            method = "greedy"
+        total = float(np.cumsum(self.values[idx])[-1]) if idx.size else 0.0
+        return idx, total, method
 
     def bound(self, caps: NDArray[np.int64]) -> NDArray[np.float64]:
         """Fractional-knapsack value at each capacity: ≥ every 0/1 selection's value."""
@@ -134,6 +183,22 @@ class _Relaxation:
                 k < self.n, (caps - used) * self.density[np.minimum(k, self.n - 1)], 0.0
             )
         return whole + np.where(np.isfinite(frac), frac, 0.0)
+
+
+def _greedy_fill_value(
+    lp: _Relaxation, sc: NDArray[np.int64], sv: NDArray[np.float64], s: int, cap: int
+) -> float:
+    """Value of the density-order greedy at ``cap``: the prefix before the critical item ``s``,
+    then every later item that still fits, in order. A feasible selection, so a valid ``LB``."""
+    room = cap - (int(lp.pc[s - 1]) if s else 0)
+    value = float(lp.pv[s - 1]) if s else 0.0
+    later = sc[s + 1 :]
+    for k in np.flatnonzero(later <= room).tolist():
+        c = int(later[k])
+        if c <= room:
+            room -= c
+            value += float(sv[s + 1 + k])
+    return value
 
 
 def _reduced_select(
@@ -154,10 +219,10 @@ def _reduced_select(
     s = int(np.searchsorted(lp.pc, cap, side="right"))  # critical position in density order
     if s >= n:  # everything fits
         return np.sort(lp.order), float(lp.pv[-1]), "exact"
-    lb = float(lp.pv[s - 1]) if s else 0.0
-    tol = 1e-9 * max(1.0, abs(lb))
     sc = costs[lp.order]
     sv = values[lp.order]
+    lb = _greedy_fill_value(lp, sc, sv, s, cap)
+    tol = 1e-9 * max(1.0, abs(lb))
     fix_in = np.zeros(n, dtype=np.bool_)
     fix_out = np.zeros(n, dtype=np.bool_)
     if s:
@@ -236,8 +301,7 @@ def _pack(
         if strategy == "optimal":
             idx, sel_value, sel_method = _reduced_select(lp, oc, ov, int(caps[j]))
         else:
-            sel = select_within_budget_detailed(oc, ov, int(caps[j]), strategy=strategy)
-            idx, sel_value, sel_method = sel.indices, sel.total_value, sel.method
+            idx, sel_value, sel_method = lp.greedy(int(caps[j]))
         probes += 1
         value = float(prefix_value[lengths[j]]) + sel_value
         if value > best_value:
