@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from operator import attrgetter
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,6 +56,12 @@ _MEMO_LIMIT = 1 << 16
 _GROUP = {s: g for g, s in enumerate(SUPPORTING_ORDER)}
 _REPORT_ORDER = (*SUPPORTING_ORDER, Section.PRIOR_HISTORY, Section.CURRENT_HISTORY)
 _ORDER_INDEX = {s: k for k, s in enumerate(_REPORT_ORDER)}
+_CORE = _ORDER_INDEX[Section.CORE_MEMORY]
+_TEXT = attrgetter("text")
+_SECTION = attrgetter("section")
+_SCORE = attrgetter("score")
+_DECAYED = attrgetter("decayed")
+_SUPERSEDED = attrgetter("superseded")
 
 
 def history_values(
@@ -84,13 +90,43 @@ class ContextAssembler:
     architect: PromptArchitect = field(default_factory=PromptArchitect)
     _counter: TokenCounter = field(init=False, repr=False)
     _memo: dict[str, int] = field(init=False, repr=False, default_factory=dict)
-    _text_memo: dict[str, tuple[int, str]] = field(init=False, repr=False, default_factory=dict)
+    _text_tokens: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _text_key: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _key_id: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _keys: list[str] = field(init=False, repr=False, default_factory=list)
+    _weight_of: NDArray[np.float64] = field(init=False, repr=False)
+    _threshold_of: NDArray[np.float64] = field(init=False, repr=False)
     _turn_memo: dict[tuple[HistoryTurn, bool], str] = field(
         init=False, repr=False, default_factory=dict
     )
 
     def __post_init__(self) -> None:
         self._counter = self.config.counter()
+        weights = self.config.section_weights
+        self._weight_of = np.asarray([weights[s] for s in _REPORT_ORDER], dtype=np.float64)
+        self._threshold_of = np.asarray(
+            [self.config.threshold(s) for s in _REPORT_ORDER], dtype=np.float64
+        )
+
+    def _learn(self, texts: list[str]) -> None:
+        """Memoise new texts: their item piece's token count (one batched count) and the id
+        of their duplicate key (:func:`normalise`; equal keys share an id)."""
+        if len(self._text_tokens) + len(texts) > _MEMO_LIMIT:
+            self._text_tokens.clear()
+            self._text_key.clear()
+            self._key_id.clear()
+            self._keys.clear()
+        item_piece = self.architect.item_piece_text
+        counts = self._counter.count([item_piece(t) for t in texts]).tolist()
+        self._text_tokens.update(zip(texts, counts, strict=True))
+        key_id, keys = self._key_id, self._keys
+        for text in texts:
+            key = normalise(text)
+            kid = key_id.get(key)
+            if kid is None:
+                kid = key_id[key] = len(keys)
+                keys.append(key)
+            self._text_key[text] = kid
 
     @property
     def counter(self) -> TokenCounter:
@@ -154,37 +190,33 @@ class ContextAssembler:
                 "remain after output and tool reservations; raise the budget or shorten them"
             )
 
-        # Supporting candidates: one pass to columns, then value, screen and cost as arrays.
-        weights = cfg.section_weights
-        memo = self._text_memo
-        missing = list(dict.fromkeys(c.text for c in candidates if c.text not in memo))
+        # Supporting candidates: columns by C-level maps (no per-candidate Python frame), each
+        # text's piece counted once per assembler (one batched native call for the new ones).
+        n_sup = len(candidates)
+        texts = list(map(_TEXT, candidates))
+        tokens_of = self._text_tokens
+        missing = set(texts).difference(tokens_of)
         if missing:
-            if len(memo) + len(missing) > _MEMO_LIMIT:
-                memo.clear()
-            pieces = [arch.item_piece_text(t) for t in missing]
-            tokens = self._counter.count(pieces).tolist()
-            memo.update(
-                zip(missing, zip(tokens, map(normalise, missing), strict=True), strict=True)
-            )
-        index = _ORDER_INDEX
-        rows = [
-            (index[c.section], c.score, c.decayed, c.superseded, *memo[c.text]) for c in candidates
-        ]
-        cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 6
-        codes = np.asarray(cols[0], dtype=np.int64)
-        scores = np.asarray(cols[1], dtype=np.float64)
-        costs = np.asarray(cols[4], dtype=np.int64)
-        weight_of = np.asarray([weights[s] for s in _REPORT_ORDER], dtype=np.float64)
-        values = scores * weight_of[codes]
-        is_core = codes == index[Section.CORE_MEMORY]
+            self._learn(list(missing))
+        key_of = self._text_key
+        codes = np.fromiter(
+            map(_ORDER_INDEX.__getitem__, map(_SECTION, candidates)), np.int64, n_sup
+        )
+        scores = np.fromiter(map(_SCORE, candidates), np.float64, n_sup)
+        costs = np.fromiter(map(tokens_of.__getitem__, texts), np.int64, n_sup)
+        key_ids = np.fromiter(map(key_of.__getitem__, texts), np.int64, n_sup)
+        values = scores * self._weight_of[codes]
+        is_core = codes == _CORE
         reason_codes, details = screen(
             candidates,
             is_core=is_core,
-            decayed=np.asarray(cols[2], dtype=np.bool_),
-            superseded=np.asarray(cols[3], dtype=np.bool_),
+            decayed=np.fromiter(map(_DECAYED, candidates), np.bool_, n_sup),
+            superseded=np.fromiter(map(_SUPERSEDED, candidates), np.bool_, n_sup),
             scores=scores,
             values=values,
-            keys=cols[5],
+            thresholds=self._threshold_of[codes],
+            key_ids=key_ids,
+            key_text=self._keys,
             config=cfg,
         )
         live_arr = np.flatnonzero(reason_codes == LIVE)
@@ -192,6 +224,7 @@ class ContextAssembler:
         header_costs = self._count([arch.header_piece(s) for s in SUPPORTING_ORDER])
         wrapper = int(self._count([CONTEXT_OPEN + CONTEXT_CLOSE])[0])
 
+        weights = cfg.section_weights
         # History chain: current newest → oldest, then prior newest → oldest.
         current = sorted(current_history, key=lambda t: (t.timestamp, t.turn_number))[::-1]
         prior = sorted(prior_history, key=lambda t: (t.timestamp, t.turn_number))[::-1]
@@ -237,7 +270,6 @@ class ContextAssembler:
             packing = shrink(problem, packing, rendered - prompt_budget)
 
         # The account: section totals now, per-item reports on demand.
-        n_sup = len(candidates)
         history_codes = [
             _ORDER_INDEX[Section.PRIOR_HISTORY if p else Section.CURRENT_HISTORY] for _, p in chain
         ]

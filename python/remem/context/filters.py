@@ -61,13 +61,18 @@ def screen(
     superseded: NDArray[np.bool_],
     scores: NDArray[np.float64],
     values: NDArray[np.float64],
-    keys: Sequence[str],
+    thresholds: NDArray[np.float64],
+    key_ids: NDArray[np.int64],
+    key_text: Sequence[str],
     config: AssemblerConfig,
 ) -> tuple[NDArray[np.int8], dict[int, str]]:
-    """Screen candidates given their columns (``keys`` are :func:`normalise`-d texts).
+    """Screen candidates given their columns.
 
-    Returns per candidate a reason code (an index into :data:`REASONS`) or :data:`LIVE`, and
-    details by index (``"duplicate of <id>"``, the threshold that was missed).
+    ``thresholds`` is each candidate's relevance threshold (:meth:`AssemblerConfig.threshold`);
+    ``key_ids`` numbers the :func:`normalise`-d texts (equal keys, equal ids) and
+    ``key_text[key_ids[i]]`` is candidate ``i``'s key. Returns per candidate a reason code (an
+    index into :data:`REASONS`) or :data:`LIVE`, and details by index (``"duplicate of <id>"``,
+    the threshold that was missed).
     """
     n = len(candidates)
     reasons = np.full(n, LIVE, dtype=np.int8)
@@ -76,10 +81,6 @@ def screen(
         return reasons, details
     decayed = decayed & ~is_core
     superseded = superseded & ~is_core & ~decayed
-    if config.section_min_score:
-        thresholds = np.fromiter((config.threshold(c.section) for c in candidates), np.float64, n)
-    else:
-        thresholds = np.full(n, config.min_score)
     low = ((scores < thresholds) | (values <= 0)) & ~is_core & ~decayed & ~superseded
     reasons[decayed] = 0
     reasons[superseded] = 1
@@ -91,20 +92,22 @@ def screen(
         return reasons, details
     # Core first, then value descending, then input order: the first copy seen is kept.
     order = live[np.lexsort((live, -values[live], ~is_core[live]))]
-    ordered_keys = [keys[i] for i in order.tolist()]
-    first = dict(zip(reversed(ordered_keys), reversed(order.tolist()), strict=True))
-    twins = np.fromiter((first[k] for k in ordered_keys), np.int64, order.size)
-    duplicate = (twins != order) & ~is_core[order]
-    for i, twin in zip(order[duplicate].tolist(), twins[duplicate].tolist(), strict=True):
-        reasons[i] = 3
-        details[i] = f"duplicate of {candidates[twin].id}"
-    keep = np.flatnonzero(~duplicate)
-    survivors = order[keep].tolist()
-    survivor_keys = [ordered_keys[k] for k in keep[: config.fuzzy_window].tolist()]
-    window = min(config.fuzzy_window, len(survivors))
+    ids = key_ids[order]
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    if first.size < ids.size:  # exact duplicates: each points at its key's first copy
+        twins = order[first[inverse]]
+        duplicate = (twins != order) & ~is_core[order]
+        for i, twin in zip(order[duplicate].tolist(), twins[duplicate].tolist(), strict=True):
+            reasons[i] = 3
+            details[i] = f"duplicate of {candidates[twin].id}"
+        survivors_arr = order[~duplicate]
+    else:
+        survivors_arr = order
+    window = min(config.fuzzy_window, survivors_arr.size)
     if window < 2 or config.duplicate_threshold >= 100.0:
         return reasons, details
-    top = survivor_keys[:window]
+    survivors = survivors_arr[:window].tolist()
+    top = [key_text[k] for k in key_ids[survivors].tolist()]
     sims = process.cdist(
         top, top, scorer=fuzz.ratio, score_cutoff=config.duplicate_threshold, dtype=np.uint8
     )
