@@ -172,3 +172,16 @@ def test_assembly_matches_golden(name: str) -> None:
     cold, warm = _run(_cases()[name])
     assert cold == golden
     assert warm == golden
+
+
+def test_memo_overflow_starts_over_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import remem.context.assembler as assembler_module
+
+    monkeypatch.setattr(assembler_module, "_MEMO_LIMIT", 40)
+    case = _cases()["mixed-2500-optimal"]
+    small = ContextAssembler(AssemblerConfig(**case["config"]))
+    for part in (case["candidates"][:30], case["candidates"]):  # the second call overflows
+        got = small.assemble(query=QUERY, system=SYSTEM, candidates=part)
+        fresh = ContextAssembler(AssemblerConfig(**case["config"]))
+        assert _record(got) == _record(fresh.assemble(query=QUERY, system=SYSTEM, candidates=part))
+    assert len(small._text_tokens) <= len(case["candidates"])

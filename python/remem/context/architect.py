@@ -90,18 +90,26 @@ class PromptArchitect:
         return "- " + text.replace("\n", "\n  ") + "\n"
 
     # -- layout ------------------------------------------------------------------------------
-    def context_block(self, items: Sequence[ContextCandidate]) -> str:
-        """``<context>`` with the non-empty sections in layout order, or "" when empty."""
+    def context_block(
+        self, items: Sequence[ContextCandidate], pieces: Sequence[str] | None = None
+    ) -> str:
+        """``<context>`` with the non-empty sections in layout order, or "" when empty.
+
+        ``pieces`` are the items' rendered lines when the caller already has them (the
+        assembler renders each text once, to count it, and reuses the line here).
+        """
         if not items:
             return ""
-        by_section: dict[Section, list[ContextCandidate]] = {}
-        for item in items:
-            by_section.setdefault(item.section, []).append(item)
+        if pieces is None:
+            pieces = [self.item_piece(i) for i in items]
+        by_section: dict[Section, list[str]] = {}
+        for item, piece in zip(items, pieces, strict=True):
+            by_section.setdefault(item.section, []).append(piece)
         parts = [CONTEXT_OPEN]
         for section in SUPPORTING_ORDER:
             if section in by_section:
                 parts.append(self.header_piece(section))
-                parts.extend(self.item_piece(i) for i in by_section[section])
+                parts.extend(by_section[section])
         parts.append(CONTEXT_CLOSE)
         return "".join(parts)
 
@@ -111,18 +119,20 @@ class PromptArchitect:
         history: Sequence[tuple[HistoryTurn, bool]],
         items: Sequence[ContextCandidate],
         query: str,
+        pieces: Sequence[str] | None = None,
     ) -> tuple[ChatMessage, ...]:
         """Messages: system, history (``(turn, is_prior)`` in chronological order), context + query.
 
         The final user message's content is the context block followed by the query, so the
-        supporting context is immediately before the query in both chat shapes.
+        supporting context is immediately before the query in both chat shapes. ``pieces``:
+        see :meth:`context_block`.
         """
         messages: list[ChatMessage] = []
         if system:
             messages.append(ChatMessage("system", system))
         for turn, prior in history:
             messages.extend(self.turn_messages(turn, prior=prior))
-        messages.append(ChatMessage("user", self.context_block(items) + query))
+        messages.append(ChatMessage("user", self.context_block(items, pieces) + query))
         return tuple(messages)
 
 

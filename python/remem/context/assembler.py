@@ -92,6 +92,7 @@ class ContextAssembler:
     _memo: dict[str, int] = field(init=False, repr=False, default_factory=dict)
     _text_tokens: dict[str, int] = field(init=False, repr=False, default_factory=dict)
     _text_key: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _text_piece: dict[str, str] = field(init=False, repr=False, default_factory=dict)
     _key_id: dict[str, int] = field(init=False, repr=False, default_factory=dict)
     _keys: list[str] = field(init=False, repr=False, default_factory=list)
     _weight_of: NDArray[np.float64] = field(init=False, repr=False)
@@ -111,14 +112,11 @@ class ContextAssembler:
     def _learn(self, texts: list[str]) -> None:
         """Memoise new texts: their item piece's token count (one batched count) and the id
         of their duplicate key (:func:`normalise`; equal keys share an id)."""
-        if len(self._text_tokens) + len(texts) > _MEMO_LIMIT:
-            self._text_tokens.clear()
-            self._text_key.clear()
-            self._key_id.clear()
-            self._keys.clear()
         item_piece = self.architect.item_piece_text
-        counts = self._counter.count([item_piece(t) for t in texts]).tolist()
+        pieces = [item_piece(t) for t in texts]
+        counts = self._counter.count(pieces).tolist()
         self._text_tokens.update(zip(texts, counts, strict=True))
+        self._text_piece.update(zip(texts, pieces, strict=True))
         key_id, keys = self._key_id, self._keys
         for text in texts:
             key = normalise(text)
@@ -137,10 +135,11 @@ class ContextAssembler:
         memo = self._memo
         missing = [p for p in dict.fromkeys(pieces) if p not in memo]
         if missing:
-            if len(memo) + len(missing) > _MEMO_LIMIT:
+            if len(memo) + len(missing) > _MEMO_LIMIT:  # start over, keeping this call's
                 memo.clear()
+                missing = list(dict.fromkeys(pieces))
             memo.update(zip(missing, self._counter.count(missing).tolist(), strict=True))
-        return np.fromiter((memo[p] for p in pieces), dtype=np.int64, count=len(pieces))
+        return np.fromiter(map(memo.__getitem__, pieces), dtype=np.int64, count=len(pieces))
 
     def _turn_piece(self, turn: HistoryTurn, prior: bool) -> str:
         key = (turn, prior)
@@ -197,6 +196,11 @@ class ContextAssembler:
         tokens_of = self._text_tokens
         missing = set(texts).difference(tokens_of)
         if missing:
+            if len(tokens_of) + len(missing) > _MEMO_LIMIT:  # start over, keeping this turn's
+                for memo in (tokens_of, self._text_key, self._text_piece, self._key_id):
+                    memo.clear()
+                self._keys.clear()
+                missing = set(texts)
             self._learn(list(missing))
         key_of = self._text_key
         codes = np.fromiter(
@@ -220,7 +224,6 @@ class ContextAssembler:
             config=cfg,
         )
         live_arr = np.flatnonzero(reason_codes == LIVE)
-        live = live_arr.tolist()
         header_costs = self._count([arch.header_piece(s) for s in SUPPORTING_ORDER])
         wrapper = int(self._count([CONTEXT_OPEN + CONTEXT_CLOSE])[0])
 
@@ -259,11 +262,13 @@ class ContextAssembler:
 
         # Lay out, count the whole prompt, shrink in the rare case joins tokenized longer.
         while True:
-            kept_items = [candidates[live[j]] for j in np.flatnonzero(packing.kept).tolist()]
+            kept_at = live_arr[packing.kept].tolist()
+            kept_items = [candidates[i] for i in kept_at]
+            kept_pieces = [self._text_piece[texts[i]] for i in kept_at]
             history = sorted(
                 chain[: packing.chain_length], key=lambda tp: (tp[0].timestamp, tp[0].turn_number)
             )
-            messages = arch.layout(system, history, kept_items, query)
+            messages = arch.layout(system, history, kept_items, query, kept_pieces)
             rendered = self._counter.count_one(to_text(messages))
             if rendered <= prompt_budget:
                 break

@@ -158,14 +158,8 @@ class _Relaxation:
             order, pc = self._greedy_order, self._greedy_pc
             s = int(np.searchsorted(pc, cap, side="right"))
             room = cap - (int(pc[s - 1]) if s else 0)
-            taken = order[:s].tolist()
-            later = costs[order[s + 1 :]]
-            for k in np.flatnonzero(later <= room).tolist():
-                c = int(later[k])
-                if c <= room:
-                    room -= c
-                    taken.append(int(order[s + 1 + k]))
-            idx = np.sort(np.asarray(taken, dtype=np.int64))
+            later = _fill(costs[order[s + 1 :]], room)
+            idx = np.sort(np.concatenate([order[:s], order[s + 1 :][later]]))
             method = "greedy"
         total = float(np.cumsum(self.values[idx])[-1]) if idx.size else 0.0
         return idx, total, method
@@ -192,13 +186,26 @@ def _greedy_fill_value(
     then every later item that still fits, in order. A feasible selection, so a valid ``LB``."""
     room = cap - (int(lp.pc[s - 1]) if s else 0)
     value = float(lp.pv[s - 1]) if s else 0.0
-    later = sc[s + 1 :]
-    for k in np.flatnonzero(later <= room).tolist():
-        c = int(later[k])
+    for k in _fill(sc[s + 1 :], room):
+        value += float(sv[s + 1 + k])
+    return value
+
+
+def _fill(costs: NDArray[np.int64], room: int) -> list[int]:
+    """Positions taken by scanning ``costs`` in order and taking each that still fits."""
+    pos = np.flatnonzero(costs <= room)
+    if not pos.size:
+        return []
+    cand = costs[pos]
+    least = int(cand.min())
+    taken: list[int] = []
+    for k, c in zip(pos.tolist(), cand.tolist(), strict=True):
         if c <= room:
             room -= c
-            value += float(sv[s + 1 + k])
-    return value
+            taken.append(k)
+            if room < least:
+                break
+    return taken
 
 
 def _reduced_select(
@@ -248,51 +255,63 @@ def pack(problem: PackingProblem, strategy: Strategy = "optimal", max_probes: in
     ``"optimal"`` also runs the (cheap) greedy search and returns the better of the two: the
     exact search is exact *given* the header reservation, and a greedy packing that leaves a
     section empty may refill the freed header tokens more profitably. So optimal ≥ greedy always.
+    Both searches share one setup (reservation, chain prefix sums, the bounds and probe order).
     """
-    opt_idx = np.flatnonzero(~problem.must_keep & (problem.item_values > 0))
-    lp = _Relaxation(problem.item_costs[opt_idx], problem.item_values[opt_idx])
+    search = _Search(problem)
     if strategy == "optimal":
-        exact = _pack(problem, "optimal", max_probes, opt_idx, lp)
-        greedy = _pack(problem, "greedy", max_probes, opt_idx, lp)
+        exact = _pack(search, "optimal", max_probes)
+        greedy = _pack(search, "greedy", max_probes)
         return exact if exact.value >= greedy.value else greedy
-    return _pack(problem, strategy, max_probes, opt_idx, lp)
+    return _pack(search, strategy, max_probes)
 
 
-def _pack(
-    problem: PackingProblem,
-    strategy: Strategy,
-    max_probes: int,
-    opt_idx: NDArray[np.int64],
-    lp: _Relaxation,
-) -> Packing:
-    p = problem
-    n = p.item_costs.size
+class _Search:
+    """What both strategies share: the LP, the chain's prefix sums, each length's cap and bound."""
+
+    def __init__(self, p: PackingProblem) -> None:
+        self.problem = p
+        n = p.item_costs.size
+        self.opt_idx = np.flatnonzero(~p.must_keep & (p.item_values > 0))
+        self.oc = p.item_costs[self.opt_idx]
+        self.ov = p.item_values[self.opt_idx]
+        self.lp = _Relaxation(self.oc, self.ov)
+        eligible_groups = np.unique(p.item_groups) if n else np.zeros(0, dtype=np.int64)
+        reserve = int(p.group_costs[eligible_groups].sum()) + (p.wrapper_cost if n else 0)
+        core_cost = int(p.item_costs[p.must_keep].sum())
+        cap0 = p.budget - reserve - core_cost
+        self.prefix_cost = np.concatenate([[0], np.cumsum(p.chain_costs)]).astype(np.int64)
+        self.prefix_value = np.concatenate([[0.0], np.cumsum(p.chain_values)])
+        chain_len = p.chain_costs.size
+        self.forced = forced = min(p.min_chain, chain_len)
+        if cap0 < self.prefix_cost[forced]:
+            raise BudgetError(
+                f"core memory ({core_cost} tokens), section headers ({reserve}) and the "
+                f"{forced} most recent turn(s) ({int(self.prefix_cost[forced])}) exceed the "
+                f"{p.budget} tokens left for context; raise the budget or lower min_current_turns"
+            )
+        lengths = np.arange(forced, chain_len + 1)
+        caps = cap0 - self.prefix_cost[lengths]
+        self.lengths, self.caps = lengths[caps >= 0], caps[caps >= 0]
+        self.bounds = self.prefix_value[self.lengths] + self.lp.bound(self.caps)
+        # Highest bound first; longer history on ties.
+        self.order = np.lexsort((-self.lengths, -self.bounds)).tolist()
+
+
+def _pack(search: _Search, strategy: Strategy, max_probes: int) -> Packing:
+    p = search.problem
     must = p.must_keep
-    eligible_groups = np.unique(p.item_groups) if n else np.zeros(0, dtype=np.int64)
-    reserve = int(p.group_costs[eligible_groups].sum()) + (p.wrapper_cost if n else 0)
-    core_cost = int(p.item_costs[must].sum())
-    cap0 = p.budget - reserve - core_cost
-    prefix_cost = np.concatenate([[0], np.cumsum(p.chain_costs)]).astype(np.int64)
-    prefix_value = np.concatenate([[0.0], np.cumsum(p.chain_values)])
+    opt_idx, lp, oc, ov = search.opt_idx, search.lp, search.oc, search.ov
+    lengths, caps, bounds, prefix_value = (
+        search.lengths,
+        search.caps,
+        search.bounds,
+        search.prefix_value,
+    )
     chain_len = p.chain_costs.size
-    forced = min(p.min_chain, chain_len)
-    if cap0 < prefix_cost[forced]:
-        raise BudgetError(
-            f"core memory ({core_cost} tokens), section headers ({reserve}) and the "
-            f"{forced} most recent turn(s) ({int(prefix_cost[forced])}) exceed the "
-            f"{p.budget} tokens left for context; raise the budget or lower min_current_turns"
-        )
-    oc = p.item_costs[opt_idx]
-    ov = p.item_values[opt_idx]
-    lengths = np.arange(forced, chain_len + 1)
-    caps = cap0 - prefix_cost[lengths]
-    lengths, caps = lengths[caps >= 0], caps[caps >= 0]
-    bounds = prefix_value[lengths] + lp.bound(caps)
-    order = np.lexsort((-lengths, -bounds))  # highest bound first; longer history on ties
-
-    best_t, best_value, best_sel, method = forced, -np.inf, np.zeros(0, dtype=np.int64), "exact"
+    best_t, best_value = search.forced, -np.inf
+    best_sel, method = np.zeros(0, dtype=np.int64), "exact"
     probes, exhaustive = 0, True
-    for j in order.tolist():
+    for j in search.order:
         if bounds[j] <= best_value + _EPS * max(1.0, abs(best_value)):
             break
         if probes == max_probes:
@@ -317,6 +336,9 @@ def _pack(
         t += 1
     rest = opt_idx[~kept[opt_idx]]
     if rest.size and slack > 0 and int(p.item_costs[rest].min()) <= slack:
+        # An item costing more than the slack never fits (the slack only shrinks): skip them.
+        # ``rest`` stays in index order, so the stable density sort orders ties as before.
+        rest = rest[p.item_costs[rest] <= slack]
         with np.errstate(divide="ignore"):
             dens = p.item_values[rest] / np.maximum(p.item_costs[rest], 1)
         open_groups = set(np.unique(p.item_groups[kept]).tolist())
