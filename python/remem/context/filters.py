@@ -53,6 +53,29 @@ REASONS: tuple[DropReason, ...] = (
 LIVE = -1
 
 
+def _similar_pairs(keys: list[str], cutoff: float) -> NDArray[np.bool_]:
+    """``lower[a, b]`` (b < a): ``fuzz.ratio(keys[a], keys[b]) ≥ cutoff``.
+
+    ``fuzz.ratio`` is ``100 x (1 - indel / (la + lb))`` and the indel distance is at least
+    ``|la - lb|``, so a pair can only reach the cutoff when ``200 x min(la, lb) ≥ cutoff x
+    (la + lb)``. Only those pairs (a few percent of the window on typical lengths) are scored,
+    each exactly as ``process.cdist`` would. Cutoffs below 1 keep the full ``cdist`` (its
+    integer scores would round small similarities to 0).
+    """
+    m = len(keys)
+    if cutoff < 1.0:
+        sims = process.cdist(keys, keys, scorer=fuzz.ratio, score_cutoff=cutoff, dtype=np.uint8)
+        return np.tril(sims, -1) > 0
+    lengths = np.fromiter(map(len, keys), np.int64, m)
+    reach = 200.0 * np.minimum.outer(lengths, lengths) >= (cutoff - 1e-6) * np.add.outer(
+        lengths, lengths
+    )
+    lower = np.zeros((m, m), dtype=np.bool_)
+    for a, b in np.argwhere(np.tril(reach, -1)).tolist():
+        lower[a, b] = fuzz.ratio(keys[a], keys[b], score_cutoff=cutoff) >= cutoff
+    return lower
+
+
 def screen(
     candidates: Sequence[ContextCandidate],
     *,
@@ -108,10 +131,7 @@ def screen(
         return reasons, details
     survivors = survivors_arr[:window].tolist()
     top = [key_text[k] for k in key_ids[survivors].tolist()]
-    sims = process.cdist(
-        top, top, scorer=fuzz.ratio, score_cutoff=config.duplicate_threshold, dtype=np.uint8
-    )
-    lower = np.tril(sims, -1) > 0
+    lower = _similar_pairs(top, config.duplicate_threshold)
     kept_mask = np.ones(window, dtype=np.bool_)
     for a in np.flatnonzero(lower.any(axis=1)).tolist():
         i = survivors[a]

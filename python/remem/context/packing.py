@@ -102,8 +102,8 @@ class Packing:
 def _overhead(problem: PackingProblem, kept: NDArray[np.bool_]) -> int:
     if not kept.any():
         return 0
-    groups = np.unique(problem.item_groups[kept])
-    return int(problem.group_costs[groups].sum()) + problem.wrapper_cost
+    present = np.bincount(problem.item_groups[kept], minlength=problem.group_costs.size) > 0
+    return int(problem.group_costs[present].sum()) + problem.wrapper_cost
 
 
 def accounted_cost(problem: PackingProblem, kept: NDArray[np.bool_], chain_length: int) -> int:
@@ -119,9 +119,7 @@ class _Relaxation:
     """The LP relaxation of the optional items: items by value density, with prefix sums."""
 
     def __init__(self, costs: NDArray[np.int64], values: NDArray[np.float64]) -> None:
-        with np.errstate(divide="ignore"):
-            density = np.where(costs > 0, values / np.maximum(costs, 1), np.inf)
-        self.density_raw = density
+        density = np.where(costs > 0, values / np.maximum(costs, 1), np.inf)
         self.order = np.argsort(-density, kind="stable")
         self.density = density[self.order]
         self.pc = np.cumsum(costs[self.order])
@@ -149,12 +147,8 @@ class _Relaxation:
             method = "exact"
         else:
             if self._greedy_pc is None:
-                order = self.order
-                d = self.density
-                if d.size > 1 and bool(np.any(d[1:] == d[:-1])):  # ties: value, then index
-                    order = np.lexsort((np.arange(self.n), -self.values, -self.density_raw))
-                self._greedy_order = order
-                self._greedy_pc = np.cumsum(costs[order])
+                self._greedy_order = self._tie_broken()
+                self._greedy_pc = np.cumsum(costs[self._greedy_order])
             order, pc = self._greedy_order, self._greedy_pc
             s = int(np.searchsorted(pc, cap, side="right"))
             room = cap - (int(pc[s - 1]) if s else 0)
@@ -164,6 +158,26 @@ class _Relaxation:
         total = float(np.cumsum(self.values[idx])[-1]) if idx.size else 0.0
         return idx, total, method
 
+    def _tie_broken(self) -> NDArray[np.int64]:
+        """The density order with equal-density runs re-sorted by value desc, then index.
+
+        ``self.order`` is a stable density sort (ties by index); only the tied runs, usually a
+        few short ones, are re-sorted (one small lexsort keyed by run).
+        """
+        d = self.density
+        eq = d[1:] == d[:-1]
+        if not eq.any():
+            return self.order
+        tied = np.zeros(self.n, dtype=np.bool_)
+        tied[1:] |= eq
+        tied[:-1] |= eq
+        run = np.concatenate([[0], np.cumsum(~eq)])
+        pos = np.flatnonzero(tied)
+        sub = self.order[pos]
+        order = self.order.copy()
+        order[pos] = sub[np.lexsort((sub, -self.values[sub], run[pos]))]
+        return order
+
     def bound(self, caps: NDArray[np.int64]) -> NDArray[np.float64]:
         """Fractional-knapsack value at each capacity: ≥ every 0/1 selection's value."""
         if self.n == 0:
@@ -172,11 +186,11 @@ class _Relaxation:
         prev = np.maximum(k - 1, 0)
         whole = np.where(k > 0, self.pv[prev], 0.0)
         used = np.where(k > 0, self.pc[prev], 0)
-        with np.errstate(invalid="ignore"):  # 0 x inf for zero-cost items: no fraction
-            frac = np.where(
-                k < self.n, (caps - used) * self.density[np.minimum(k, self.n - 1)], 0.0
-            )
-        return whole + np.where(np.isfinite(frac), frac, 0.0)
+        # The next item's density; a zero-cost (infinite density) item adds no fraction.
+        dk = self.density[np.minimum(k, self.n - 1)]
+        fin = np.isfinite(dk)
+        frac = np.where((k < self.n) & fin, (caps - used) * np.where(fin, dk, 0.0), 0.0)
+        return whole + frac
 
 
 def _greedy_fill_value(
@@ -275,8 +289,8 @@ class _Search:
         self.oc = p.item_costs[self.opt_idx]
         self.ov = p.item_values[self.opt_idx]
         self.lp = _Relaxation(self.oc, self.ov)
-        eligible_groups = np.unique(p.item_groups) if n else np.zeros(0, dtype=np.int64)
-        reserve = int(p.group_costs[eligible_groups].sum()) + (p.wrapper_cost if n else 0)
+        eligible = np.bincount(p.item_groups, minlength=p.group_costs.size) > 0
+        reserve = int(p.group_costs[eligible].sum()) + (p.wrapper_cost if n else 0)
         core_cost = int(p.item_costs[p.must_keep].sum())
         cap0 = p.budget - reserve - core_cost
         self.prefix_cost = np.concatenate([[0], np.cumsum(p.chain_costs)]).astype(np.int64)
@@ -339,8 +353,7 @@ def _pack(search: _Search, strategy: Strategy, max_probes: int) -> Packing:
         # An item costing more than the slack never fits (the slack only shrinks): skip them.
         # ``rest`` stays in index order, so the stable density sort orders ties as before.
         rest = rest[p.item_costs[rest] <= slack]
-        with np.errstate(divide="ignore"):
-            dens = p.item_values[rest] / np.maximum(p.item_costs[rest], 1)
+        dens = p.item_values[rest] / np.maximum(p.item_costs[rest], 1)
         open_groups = set(np.unique(p.item_groups[kept]).tolist())
         any_kept = bool(kept.any())
         for i in rest[np.argsort(-dens, kind="stable")].tolist():
@@ -378,8 +391,7 @@ def shrink(problem: PackingProblem, packing: Packing, by: int) -> Packing:
     t = packing.chain_length
     freed = 0
     optional = np.flatnonzero(kept & ~p.must_keep)
-    with np.errstate(divide="ignore"):
-        dens = p.item_values[optional] / np.maximum(p.item_costs[optional], 1)
+    dens = p.item_values[optional] / np.maximum(p.item_costs[optional], 1)
     before = accounted_cost(p, kept, t)
     for i in optional[np.argsort(dens, kind="stable")].tolist():
         if freed >= by:
