@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,11 +56,7 @@ _GROUP = {s: g for g, s in enumerate(SUPPORTING_ORDER)}
 _REPORT_ORDER = (*SUPPORTING_ORDER, Section.PRIOR_HISTORY, Section.CURRENT_HISTORY)
 _ORDER_INDEX = {s: k for k, s in enumerate(_REPORT_ORDER)}
 _CORE = _ORDER_INDEX[Section.CORE_MEMORY]
-_TEXT = attrgetter("text")
-_SECTION = attrgetter("section")
-_SCORE = attrgetter("score")
-_DECAYED = attrgetter("decayed")
-_SUPERSEDED = attrgetter("superseded")
+_CODE_OF = {s._value_: k for s, k in _ORDER_INDEX.items()}
 
 
 def history_values(
@@ -189,10 +184,11 @@ class ContextAssembler:
                 "remain after output and tool reservations; raise the budget or shorten them"
             )
 
-        # Supporting candidates: columns by C-level maps (no per-candidate Python frame), each
-        # text's piece counted once per assembler (one batched native call for the new ones).
+        # Supporting candidates: columns by list comprehensions (attribute loads are specialised
+        # there; faster than attrgetter maps) and C-level maps over per-text memos; each text's
+        # piece is counted once per assembler (one batched native call for the new ones).
         n_sup = len(candidates)
-        texts = list(map(_TEXT, candidates))
+        texts = [c.text for c in candidates]
         tokens_of = self._text_tokens
         missing = set(texts).difference(tokens_of)
         if missing:
@@ -203,19 +199,23 @@ class ContextAssembler:
                 missing = set(texts)
             self._learn(list(missing))
         key_of = self._text_key
-        codes = np.fromiter(
-            map(_ORDER_INDEX.__getitem__, map(_SECTION, candidates)), np.int64, n_sup
-        )
-        scores = np.fromiter(map(_SCORE, candidates), np.float64, n_sup)
+        # Keyed by the plain-str value: Enum.__hash__ is a Python-level call.
+        codes = np.fromiter([_CODE_OF[c.section._value_] for c in candidates], np.int64, n_sup)
+        scores = np.fromiter([c.score for c in candidates], np.float64, n_sup)
         costs = np.fromiter(map(tokens_of.__getitem__, texts), np.int64, n_sup)
         key_ids = np.fromiter(map(key_of.__getitem__, texts), np.int64, n_sup)
         values = scores * self._weight_of[codes]
         is_core = codes == _CORE
+        if any([c.decayed or c.superseded for c in candidates]):
+            decayed = np.fromiter([c.decayed for c in candidates], np.bool_, n_sup)
+            superseded = np.fromiter([c.superseded for c in candidates], np.bool_, n_sup)
+        else:  # the usual case: one pass instead of two
+            decayed = superseded = np.zeros(n_sup, dtype=np.bool_)
         reason_codes, details = screen(
             candidates,
             is_core=is_core,
-            decayed=np.fromiter(map(_DECAYED, candidates), np.bool_, n_sup),
-            superseded=np.fromiter(map(_SUPERSEDED, candidates), np.bool_, n_sup),
+            decayed=decayed,
+            superseded=superseded,
             scores=scores,
             values=values,
             thresholds=self._threshold_of[codes],
