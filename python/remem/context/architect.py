@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from remem.context.candidates import ContextCandidate, HistoryTurn
@@ -71,10 +72,7 @@ class PromptArchitect:
         return f"[{stamp}{', earlier session' if prior else ''}] {turn.user_message}"
 
     def turn_messages(self, turn: HistoryTurn, *, prior: bool) -> list[ChatMessage]:
-        out = [ChatMessage("user", self.turn_user(turn, prior=prior))]
-        if turn.assistant_message:
-            out.append(ChatMessage("assistant", turn.assistant_message))
-        return out
+        return list(_turn_messages(self, turn, prior))
 
     def turn_piece(self, turn: HistoryTurn, *, prior: bool) -> str:
         return "".join(_block(m.role, m.content) for m in self.turn_messages(turn, prior=prior))
@@ -134,6 +132,18 @@ class PromptArchitect:
             messages.extend(self.turn_messages(turn, prior=prior))
         messages.append(ChatMessage("user", self.context_block(items, pieces) + query))
         return tuple(messages)
+
+
+@lru_cache(maxsize=4096)
+def _turn_messages(
+    architect: PromptArchitect, turn: HistoryTurn, prior: bool
+) -> tuple[ChatMessage, ...]:
+    """A turn's messages, memoised: the same turns are laid out every turn of a chat, and the
+    timestamp formatting is most of their cost (all three arguments are frozen and hashable)."""
+    user = ChatMessage("user", architect.turn_user(turn, prior=prior))
+    if turn.assistant_message:
+        return (user, ChatMessage("assistant", turn.assistant_message))
+    return (user,)
 
 
 def to_text(messages: Sequence[ChatMessage]) -> str:
