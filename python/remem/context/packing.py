@@ -44,6 +44,15 @@ kernel: the items are sorted once per packing (:meth:`_Relaxation.greedy`, same 
 tie-breaks as ``select_within_budget(strategy="greedy")``, checked against it in the tests) and
 each probe is a ``searchsorted`` plus the few items that still fit after the critical one.
 
+When each method runs (unchanged by the speed-ups; the golden test pins the output):
+
+* ``strategy="greedy"``: never the DP; greedy probes only.
+* ``strategy="optimal"``: the exact search, then the greedy search, the better kept (ties to
+  exact). In the exact search a probe runs no DP when every optional item fits at its capacity
+  (the whole set is trivially optimal, method ``"exact"``); otherwise the native DP runs over
+  the items the fixing left free, at the residual capacity (empty or fitting free sets are the
+  kernel's own shortcut). A budget that is not binding therefore costs no DP at all.
+
 Utilisation. At the end no remaining eligible item fits in the slack (the refill would have taken
 it) and no further chain link fits; so ``slack < min(cost of every dropped eligible item,
 including its header)``. With enough candidates of cost ≤ 5% of the budget, utilisation is
