@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remem.context.packing import _reduced_select, _Relaxation
+from remem.context.knapsack import Relaxation, reduced_select
 from remem.kernels import select_within_budget_detailed
 
 
@@ -26,7 +26,7 @@ def knapsacks(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, int]:
 @given(knapsacks())
 def test_greedy_equals_the_native_greedy(problem: tuple[np.ndarray, np.ndarray, int]) -> None:
     costs, values, cap = problem
-    lp = _Relaxation(costs, values)
+    lp = Relaxation(costs, values)
     for c in (cap, cap // 2, cap // 3):  # several probes share one sorted order
         idx, total, method = lp.greedy(c)
         native = select_within_budget_detailed(costs, values, c, strategy="greedy")
@@ -37,9 +37,9 @@ def test_greedy_equals_the_native_greedy(problem: tuple[np.ndarray, np.ndarray, 
 
 @settings(max_examples=300, deadline=None)
 @given(knapsacks())
-def test_reduced_select_is_optimal(problem: tuple[np.ndarray, np.ndarray, int]) -> None:
+def testreduced_select_is_optimal(problem: tuple[np.ndarray, np.ndarray, int]) -> None:
     costs, values, cap = problem
-    idx, total, method = _reduced_select(_Relaxation(costs, values), costs, values, cap)
+    idx, total, method = reduced_select(Relaxation(costs, values), costs, values, cap)
     full = select_within_budget_detailed(costs, values, cap, strategy="optimal")
     assert int(costs[idx].sum()) <= cap
     assert abs(total - full.total_value) <= 1e-9 * max(1.0, full.total_value)
