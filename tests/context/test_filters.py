@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz, process
 
 from remem.context import (
     AssemblerConfig,
@@ -13,7 +18,7 @@ from remem.context import (
     DropReason,
     Section,
 )
-from remem.context.filters import normalise
+from remem.context.filters import _similar_pairs, normalise
 from remem.errors import InvalidArgumentError, NaiveDatetimeError
 
 
@@ -117,3 +122,21 @@ def test_candidate_validation() -> None:
     with pytest.raises(NaiveDatetimeError):
         ContextCandidate("t", Section.LONG_TERM, "x", timestamp=datetime(2026, 1, 1))
     ContextCandidate("t", Section.LONG_TERM, "x", timestamp=datetime(2026, 1, 1, tzinfo=UTC))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="abcde ", min_size=0, max_size=40).map(lambda t: t.strip()),
+        min_size=2,
+        max_size=24,
+    ),
+    st.sampled_from([0.5, 50.0, 80.0, 90.0, 92.0, 95.0, 99.5]),
+    st.randoms(use_true_random=False),
+)
+def test_similar_pairs_equal_the_full_cdist(keys: list[str], cutoff: float, rnd: Any) -> None:
+    # Near-copies (one edit) make pairs straddle the cutoff.
+    keys = keys + [k[: rnd.randint(0, len(k))] + "x" + k[rnd.randint(0, len(k)) :] for k in keys]
+    sims = process.cdist(keys, keys, scorer=fuzz.ratio, score_cutoff=cutoff, dtype=np.uint8)
+    expected = np.tril(sims, -1) > 0
+    assert (_similar_pairs(keys, cutoff) == expected).all()

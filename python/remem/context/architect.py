@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from remem.context.candidates import ContextCandidate, HistoryTurn
@@ -71,10 +72,7 @@ class PromptArchitect:
         return f"[{stamp}{', earlier session' if prior else ''}] {turn.user_message}"
 
     def turn_messages(self, turn: HistoryTurn, *, prior: bool) -> list[ChatMessage]:
-        out = [ChatMessage("user", self.turn_user(turn, prior=prior))]
-        if turn.assistant_message:
-            out.append(ChatMessage("assistant", turn.assistant_message))
-        return out
+        return list(_turn_messages(self, turn, prior))
 
     def turn_piece(self, turn: HistoryTurn, *, prior: bool) -> str:
         return "".join(_block(m.role, m.content) for m in self.turn_messages(turn, prior=prior))
@@ -90,18 +88,26 @@ class PromptArchitect:
         return "- " + text.replace("\n", "\n  ") + "\n"
 
     # -- layout ------------------------------------------------------------------------------
-    def context_block(self, items: Sequence[ContextCandidate]) -> str:
-        """``<context>`` with the non-empty sections in layout order, or "" when empty."""
+    def context_block(
+        self, items: Sequence[ContextCandidate], pieces: Sequence[str] | None = None
+    ) -> str:
+        """``<context>`` with the non-empty sections in layout order, or "" when empty.
+
+        ``pieces`` are the items' rendered lines when the caller already has them (the
+        assembler renders each text once, to count it, and reuses the line here).
+        """
         if not items:
             return ""
-        by_section: dict[Section, list[ContextCandidate]] = {}
-        for item in items:
-            by_section.setdefault(item.section, []).append(item)
+        if pieces is None:
+            pieces = [self.item_piece(i) for i in items]
+        by_section: dict[Section, list[str]] = {}
+        for item, piece in zip(items, pieces, strict=True):
+            by_section.setdefault(item.section, []).append(piece)
         parts = [CONTEXT_OPEN]
         for section in SUPPORTING_ORDER:
             if section in by_section:
                 parts.append(self.header_piece(section))
-                parts.extend(self.item_piece(i) for i in by_section[section])
+                parts.extend(by_section[section])
         parts.append(CONTEXT_CLOSE)
         return "".join(parts)
 
@@ -111,19 +117,33 @@ class PromptArchitect:
         history: Sequence[tuple[HistoryTurn, bool]],
         items: Sequence[ContextCandidate],
         query: str,
+        pieces: Sequence[str] | None = None,
     ) -> tuple[ChatMessage, ...]:
         """Messages: system, history (``(turn, is_prior)`` in chronological order), context + query.
 
         The final user message's content is the context block followed by the query, so the
-        supporting context is immediately before the query in both chat shapes.
+        supporting context is immediately before the query in both chat shapes. ``pieces``:
+        see :meth:`context_block`.
         """
         messages: list[ChatMessage] = []
         if system:
             messages.append(ChatMessage("system", system))
         for turn, prior in history:
             messages.extend(self.turn_messages(turn, prior=prior))
-        messages.append(ChatMessage("user", self.context_block(items) + query))
+        messages.append(ChatMessage("user", self.context_block(items, pieces) + query))
         return tuple(messages)
+
+
+@lru_cache(maxsize=4096)
+def _turn_messages(
+    architect: PromptArchitect, turn: HistoryTurn, prior: bool
+) -> tuple[ChatMessage, ...]:
+    """A turn's messages, memoised: the same turns are laid out every turn of a chat, and the
+    timestamp formatting is most of their cost (all three arguments are frozen and hashable)."""
+    user = ChatMessage("user", architect.turn_user(turn, prior=prior))
+    if turn.assistant_message:
+        return (user, ChatMessage("assistant", turn.assistant_message))
+    return (user,)
 
 
 def to_text(messages: Sequence[ChatMessage]) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,6 +55,8 @@ _MEMO_LIMIT = 1 << 16
 _GROUP = {s: g for g, s in enumerate(SUPPORTING_ORDER)}
 _REPORT_ORDER = (*SUPPORTING_ORDER, Section.PRIOR_HISTORY, Section.CURRENT_HISTORY)
 _ORDER_INDEX = {s: k for k, s in enumerate(_REPORT_ORDER)}
+_CORE = _ORDER_INDEX[Section.CORE_MEMORY]
+_CODE_OF = {s._value_: k for s, k in _ORDER_INDEX.items()}
 
 
 def history_values(
@@ -84,13 +85,41 @@ class ContextAssembler:
     architect: PromptArchitect = field(default_factory=PromptArchitect)
     _counter: TokenCounter = field(init=False, repr=False)
     _memo: dict[str, int] = field(init=False, repr=False, default_factory=dict)
-    _text_memo: dict[str, tuple[int, str]] = field(init=False, repr=False, default_factory=dict)
+    _text_tokens: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _text_key: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _text_piece: dict[str, str] = field(init=False, repr=False, default_factory=dict)
+    _key_id: dict[str, int] = field(init=False, repr=False, default_factory=dict)
+    _keys: list[str] = field(init=False, repr=False, default_factory=list)
+    _weight_of: NDArray[np.float64] = field(init=False, repr=False)
+    _threshold_of: NDArray[np.float64] = field(init=False, repr=False)
     _turn_memo: dict[tuple[HistoryTurn, bool], str] = field(
         init=False, repr=False, default_factory=dict
     )
 
     def __post_init__(self) -> None:
         self._counter = self.config.counter()
+        weights = self.config.section_weights
+        self._weight_of = np.asarray([weights[s] for s in _REPORT_ORDER], dtype=np.float64)
+        self._threshold_of = np.asarray(
+            [self.config.threshold(s) for s in _REPORT_ORDER], dtype=np.float64
+        )
+
+    def _learn(self, texts: list[str]) -> None:
+        """Memoise new texts: their item piece's token count (one batched count) and the id
+        of their duplicate key (:func:`normalise`; equal keys share an id)."""
+        item_piece = self.architect.item_piece_text
+        pieces = [item_piece(t) for t in texts]
+        counts = self._counter.count(pieces).tolist()
+        self._text_tokens.update(zip(texts, counts, strict=True))
+        self._text_piece.update(zip(texts, pieces, strict=True))
+        key_id, keys = self._key_id, self._keys
+        for text in texts:
+            key = normalise(text)
+            kid = key_id.get(key)
+            if kid is None:
+                kid = key_id[key] = len(keys)
+                keys.append(key)
+            self._text_key[text] = kid
 
     @property
     def counter(self) -> TokenCounter:
@@ -101,10 +130,11 @@ class ContextAssembler:
         memo = self._memo
         missing = [p for p in dict.fromkeys(pieces) if p not in memo]
         if missing:
-            if len(memo) + len(missing) > _MEMO_LIMIT:
+            if len(memo) + len(missing) > _MEMO_LIMIT:  # start over, keeping this call's
                 memo.clear()
+                missing = list(dict.fromkeys(pieces))
             memo.update(zip(missing, self._counter.count(missing).tolist(), strict=True))
-        return np.fromiter((memo[p] for p in pieces), dtype=np.int64, count=len(pieces))
+        return np.fromiter(map(memo.__getitem__, pieces), dtype=np.int64, count=len(pieces))
 
     def _turn_piece(self, turn: HistoryTurn, prior: bool) -> str:
         key = (turn, prior)
@@ -154,44 +184,50 @@ class ContextAssembler:
                 "remain after output and tool reservations; raise the budget or shorten them"
             )
 
-        # Supporting candidates: one pass to columns, then value, screen and cost as arrays.
-        weights = cfg.section_weights
-        memo = self._text_memo
-        missing = list(dict.fromkeys(c.text for c in candidates if c.text not in memo))
+        # Supporting candidates: columns by list comprehensions (attribute loads are specialised
+        # there; faster than attrgetter maps) and C-level maps over per-text memos; each text's
+        # piece is counted once per assembler (one batched native call for the new ones).
+        n_sup = len(candidates)
+        texts = [c.text for c in candidates]
+        tokens_of = self._text_tokens
+        missing = set(texts).difference(tokens_of)
         if missing:
-            if len(memo) + len(missing) > _MEMO_LIMIT:
-                memo.clear()
-            pieces = [arch.item_piece_text(t) for t in missing]
-            tokens = self._counter.count(pieces).tolist()
-            memo.update(
-                zip(missing, zip(tokens, map(normalise, missing), strict=True), strict=True)
-            )
-        index = _ORDER_INDEX
-        rows = [
-            (index[c.section], c.score, c.decayed, c.superseded, *memo[c.text]) for c in candidates
-        ]
-        cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 6
-        codes = np.asarray(cols[0], dtype=np.int64)
-        scores = np.asarray(cols[1], dtype=np.float64)
-        costs = np.asarray(cols[4], dtype=np.int64)
-        weight_of = np.asarray([weights[s] for s in _REPORT_ORDER], dtype=np.float64)
-        values = scores * weight_of[codes]
-        is_core = codes == index[Section.CORE_MEMORY]
+            if len(tokens_of) + len(missing) > _MEMO_LIMIT:  # start over, keeping this turn's
+                for memo in (tokens_of, self._text_key, self._text_piece, self._key_id):
+                    memo.clear()
+                self._keys.clear()
+                missing = set(texts)
+            self._learn(list(missing))
+        key_of = self._text_key
+        # Keyed by the plain-str value: Enum.__hash__ is a Python-level call.
+        codes = np.fromiter([_CODE_OF[c.section._value_] for c in candidates], np.int64, n_sup)
+        scores = np.fromiter([c.score for c in candidates], np.float64, n_sup)
+        costs = np.fromiter(map(tokens_of.__getitem__, texts), np.int64, n_sup)
+        key_ids = np.fromiter(map(key_of.__getitem__, texts), np.int64, n_sup)
+        values = scores * self._weight_of[codes]
+        is_core = codes == _CORE
+        if any([c.decayed or c.superseded for c in candidates]):
+            decayed = np.fromiter([c.decayed for c in candidates], np.bool_, n_sup)
+            superseded = np.fromiter([c.superseded for c in candidates], np.bool_, n_sup)
+        else:  # the usual case: one pass instead of two
+            decayed = superseded = np.zeros(n_sup, dtype=np.bool_)
         reason_codes, details = screen(
             candidates,
             is_core=is_core,
-            decayed=np.asarray(cols[2], dtype=np.bool_),
-            superseded=np.asarray(cols[3], dtype=np.bool_),
+            decayed=decayed,
+            superseded=superseded,
             scores=scores,
             values=values,
-            keys=cols[5],
+            thresholds=self._threshold_of[codes],
+            key_ids=key_ids,
+            key_text=self._keys,
             config=cfg,
         )
         live_arr = np.flatnonzero(reason_codes == LIVE)
-        live = live_arr.tolist()
         header_costs = self._count([arch.header_piece(s) for s in SUPPORTING_ORDER])
         wrapper = int(self._count([CONTEXT_OPEN + CONTEXT_CLOSE])[0])
 
+        weights = cfg.section_weights
         # History chain: current newest → oldest, then prior newest → oldest.
         current = sorted(current_history, key=lambda t: (t.timestamp, t.turn_number))[::-1]
         prior = sorted(prior_history, key=lambda t: (t.timestamp, t.turn_number))[::-1]
@@ -226,18 +262,19 @@ class ContextAssembler:
 
         # Lay out, count the whole prompt, shrink in the rare case joins tokenized longer.
         while True:
-            kept_items = [candidates[live[j]] for j in np.flatnonzero(packing.kept).tolist()]
+            kept_at = live_arr[packing.kept].tolist()
+            kept_items = [candidates[i] for i in kept_at]
+            kept_pieces = [self._text_piece[texts[i]] for i in kept_at]
             history = sorted(
                 chain[: packing.chain_length], key=lambda tp: (tp[0].timestamp, tp[0].turn_number)
             )
-            messages = arch.layout(system, history, kept_items, query)
+            messages = arch.layout(system, history, kept_items, query, kept_pieces)
             rendered = self._counter.count_one(to_text(messages))
             if rendered <= prompt_budget:
                 break
             packing = shrink(problem, packing, rendered - prompt_budget)
 
         # The account: section totals now, per-item reports on demand.
-        n_sup = len(candidates)
         history_codes = [
             _ORDER_INDEX[Section.PRIOR_HISTORY if p else Section.CURRENT_HISTORY] for _, p in chain
         ]

@@ -53,6 +53,29 @@ REASONS: tuple[DropReason, ...] = (
 LIVE = -1
 
 
+def _similar_pairs(keys: list[str], cutoff: float) -> NDArray[np.bool_]:
+    """``lower[a, b]`` (b < a): ``fuzz.ratio(keys[a], keys[b]) ≥ cutoff``.
+
+    ``fuzz.ratio`` is ``100 x (1 - indel / (la + lb))`` and the indel distance is at least
+    ``|la - lb|``, so a pair can only reach the cutoff when ``200 x min(la, lb) ≥ cutoff x
+    (la + lb)``. Only those pairs (a few percent of the window on typical lengths) are scored,
+    each exactly as ``process.cdist`` would. Cutoffs below 1 keep the full ``cdist`` (its
+    integer scores would round small similarities to 0).
+    """
+    m = len(keys)
+    if cutoff < 1.0:
+        sims = process.cdist(keys, keys, scorer=fuzz.ratio, score_cutoff=cutoff, dtype=np.uint8)
+        return np.tril(sims, -1) > 0
+    lengths = np.fromiter(map(len, keys), np.int64, m)
+    reach = 200.0 * np.minimum.outer(lengths, lengths) >= (cutoff - 1e-6) * np.add.outer(
+        lengths, lengths
+    )
+    lower = np.zeros((m, m), dtype=np.bool_)
+    for a, b in np.argwhere(np.tril(reach, -1)).tolist():
+        lower[a, b] = fuzz.ratio(keys[a], keys[b], score_cutoff=cutoff) >= cutoff
+    return lower
+
+
 def screen(
     candidates: Sequence[ContextCandidate],
     *,
@@ -61,13 +84,18 @@ def screen(
     superseded: NDArray[np.bool_],
     scores: NDArray[np.float64],
     values: NDArray[np.float64],
-    keys: Sequence[str],
+    thresholds: NDArray[np.float64],
+    key_ids: NDArray[np.int64],
+    key_text: Sequence[str],
     config: AssemblerConfig,
 ) -> tuple[NDArray[np.int8], dict[int, str]]:
-    """Screen candidates given their columns (``keys`` are :func:`normalise`-d texts).
+    """Screen candidates given their columns.
 
-    Returns per candidate a reason code (an index into :data:`REASONS`) or :data:`LIVE`, and
-    details by index (``"duplicate of <id>"``, the threshold that was missed).
+    ``thresholds`` is each candidate's relevance threshold (:meth:`AssemblerConfig.threshold`);
+    ``key_ids`` numbers the :func:`normalise`-d texts (equal keys, equal ids) and
+    ``key_text[key_ids[i]]`` is candidate ``i``'s key. Returns per candidate a reason code (an
+    index into :data:`REASONS`) or :data:`LIVE`, and details by index (``"duplicate of <id>"``,
+    the threshold that was missed).
     """
     n = len(candidates)
     reasons = np.full(n, LIVE, dtype=np.int8)
@@ -76,10 +104,6 @@ def screen(
         return reasons, details
     decayed = decayed & ~is_core
     superseded = superseded & ~is_core & ~decayed
-    if config.section_min_score:
-        thresholds = np.fromiter((config.threshold(c.section) for c in candidates), np.float64, n)
-    else:
-        thresholds = np.full(n, config.min_score)
     low = ((scores < thresholds) | (values <= 0)) & ~is_core & ~decayed & ~superseded
     reasons[decayed] = 0
     reasons[superseded] = 1
@@ -91,24 +115,23 @@ def screen(
         return reasons, details
     # Core first, then value descending, then input order: the first copy seen is kept.
     order = live[np.lexsort((live, -values[live], ~is_core[live]))]
-    ordered_keys = [keys[i] for i in order.tolist()]
-    first = dict(zip(reversed(ordered_keys), reversed(order.tolist()), strict=True))
-    twins = np.fromiter((first[k] for k in ordered_keys), np.int64, order.size)
-    duplicate = (twins != order) & ~is_core[order]
-    for i, twin in zip(order[duplicate].tolist(), twins[duplicate].tolist(), strict=True):
-        reasons[i] = 3
-        details[i] = f"duplicate of {candidates[twin].id}"
-    keep = np.flatnonzero(~duplicate)
-    survivors = order[keep].tolist()
-    survivor_keys = [ordered_keys[k] for k in keep[: config.fuzzy_window].tolist()]
-    window = min(config.fuzzy_window, len(survivors))
+    ids = key_ids[order]
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    if first.size < ids.size:  # exact duplicates: each points at its key's first copy
+        twins = order[first[inverse]]
+        duplicate = (twins != order) & ~is_core[order]
+        for i, twin in zip(order[duplicate].tolist(), twins[duplicate].tolist(), strict=True):
+            reasons[i] = 3
+            details[i] = f"duplicate of {candidates[twin].id}"
+        survivors_arr = order[~duplicate]
+    else:
+        survivors_arr = order
+    window = min(config.fuzzy_window, survivors_arr.size)
     if window < 2 or config.duplicate_threshold >= 100.0:
         return reasons, details
-    top = survivor_keys[:window]
-    sims = process.cdist(
-        top, top, scorer=fuzz.ratio, score_cutoff=config.duplicate_threshold, dtype=np.uint8
-    )
-    lower = np.tril(sims, -1) > 0
+    survivors = survivors_arr[:window].tolist()
+    top = [key_text[k] for k in key_ids[survivors].tolist()]
+    lower = _similar_pairs(top, config.duplicate_threshold)
     kept_mask = np.ones(window, dtype=np.bool_)
     for a in np.flatnonzero(lower.any(axis=1)).tolist():
         i = survivors[a]
