@@ -110,6 +110,7 @@ def missing_error(missing: Sequence[str], *, action: str) -> NotFoundError:
         f"{action}: unknown record ids {shown}{more}; check the ids or put the records first"
     )
 
+
 def check_supersessions(
     items: Sequence[tuple[str, str, datetime]],
 ) -> list[tuple[str, str, datetime]]:

@@ -358,7 +358,7 @@ class DuckDBRecordStore(DuckDBStore):
         batch = check_supersessions(items)
         if not batch:
             return
-        rows = [(old, new, to_micros(at)) for old, new, at in batch]
+        rows: list[tuple[object, ...]] = [(old, new, to_micros(at)) for old, new, at in batch]
         columns = ("old_id", "new_id", "at_us")
 
         def work(conn: Conn) -> None:

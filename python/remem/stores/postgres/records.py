@@ -350,7 +350,7 @@ class PostgresRecordStore(PostgresStore):
         async def work(conn: AConn) -> None:
             missing = await fetch_ids(
                 conn,
-                f"SELECT DISTINCT i COLLATE \"C\" AS i FROM {sup}, "
+                f'SELECT DISTINCT i COLLATE "C" AS i FROM {sup}, '
                 "LATERAL (VALUES (s.old_id), (s.new_id)) AS v(i) "
                 "WHERE NOT EXISTS (SELECT 1 FROM memory_records AS m WHERE m.id = v.i) "
                 "ORDER BY i",
