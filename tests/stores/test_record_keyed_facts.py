@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from remem.errors import InvalidArgumentError, NotFoundError
 from remem.models import MemoryRecord, MemoryStage
 from remem.stores import RecordStore
+from remem.stores.duckdb import DuckDBDatabase, DuckDBRecordStore
+from remem.stores.postgres.records import PostgresRecordStore
 from tests.stores.factories import T0, lifecycle, record
-from tests.stores.test_record_contract import snapshot, store, stores  # noqa: F401
+from tests.stores.test_record_contract import BACKENDS, snapshot
+
+
+@pytest.fixture(params=BACKENDS)
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RecordStore]:
+    if request.param == "duckdb":
+        async with DuckDBRecordStore(DuckDBDatabase(tmp_path / "memory.duckdb")) as records:
+            yield records
+    else:
+        async with PostgresRecordStore(request.getfixturevalue("pg_dsn")) as records:
+            yield records
 
 
 def fact(i: int, subject: str, attribute: str, value: str, **changes: object) -> MemoryRecord:
@@ -63,7 +77,8 @@ async def test_supersede_many_is_one_all_or_nothing_batch(store: RecordStore) ->
     one, two, three = await store.get(["rec-00001", "rec-00002", "rec-00003"])
     assert (one.superseded_by, one.valid_to) == ("rec-00002", t1)
     assert (two.superseded_by, two.valid_to) == ("rec-00003", t2)
-    assert three.superseded_by is None and three.valid_to is None
+    assert three.superseded_by is None
+    assert three.valid_to is None
     # Repeating the same supersession is a no-op; another successor is refused, unchanged.
     await store.supersede_many([("rec-00001", "rec-00002", t2)])
     assert (await store.get(["rec-00001"]))[0].valid_to == t1  # an earlier valid_to is kept
