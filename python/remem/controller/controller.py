@@ -188,6 +188,11 @@ class MemoryController:
             ]
         return sorted(out, key=lambda f: f.at)
 
+    def record_failure(self, failure: BackgroundFailure) -> None:
+        """Keep a failure of work done on the controller's behalf (e.g. consolidation) in the
+        log :meth:`failures` shows."""
+        self._failures.add(failure)
+
     def _emit(self, operation: str, started: float, **fields: object) -> None:
         if self.telemetry is not None:
             self.telemetry.record(operation, time.perf_counter() - started, **fields)
@@ -351,10 +356,13 @@ class MemoryController:
         entities: Sequence[str] | None = None,
         vector: NDArray[np.float32] | Sequence[float] | None = None,
         memory_id: str | None = None,
+        valid_from: datetime | None = None,
     ) -> MemoryRecord:
         """Store a memory (short-term, base score 1.0, provenance source_type "user" by default):
         record + vector (embedded once, or ``vector``) + full-text note, all or nothing.
-        ``entities`` are names resolved to graph entities and linked to the record."""
+        ``entities`` are names resolved to graph entities and linked to the record.
+        ``valid_from`` is when the statement started to hold in the world, when known (the
+        consolidator orders contradicting facts by it, else by creation time)."""
         self._check_open()
         started = time.perf_counter()
         record = await self._writer.remember(
@@ -367,6 +375,7 @@ class MemoryController:
             entities=entities,
             vector=vector,
             memory_id=memory_id,
+            valid_from=valid_from,
         )
         self._emit("remember", started)
         return record
@@ -406,10 +415,17 @@ class MemoryController:
         self._check_open()
         return await self._writer.forget(ids)
 
-    async def supersede(self, old_id: str, new_id: str) -> None:
-        """Mark ``old_id`` as replaced by ``new_id``: kept in the record store, never recalled."""
+    async def supersede(self, old_id: str, new_id: str, *, at: datetime | None = None) -> None:
+        """Mark ``old_id`` as replaced by ``new_id``: kept in the record store, never recalled.
+        Its ``valid_to`` becomes ``at`` (default now) unless it already ended earlier."""
         self._check_open()
-        await self._writer.supersede(old_id, new_id)
+        await self._writer.supersede(old_id, new_id, at=at)
+
+    async def supersede_many(self, items: Sequence[tuple[str, str, datetime | None]]) -> None:
+        """``supersede`` for many ``(old_id, new_id, at)`` triples: one record-store batch (all
+        or nothing) and one vector removal per stage."""
+        self._check_open()
+        await self._writer.supersede_many(items)
 
     # -- recall ---------------------------------------------------------------------------------
 

@@ -17,7 +17,12 @@ from typing import Literal
 log = logging.getLogger("remem.controller")
 
 Operation = Literal[
-    "extraction", "episodic_index", "access_flush", "compensation", "vector_cleanup"
+    "extraction",
+    "episodic_index",
+    "access_flush",
+    "compensation",
+    "vector_cleanup",
+    "consolidation",
 ]
 
 

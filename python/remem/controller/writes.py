@@ -15,7 +15,8 @@ The record store is the source of truth; the staged collection (vector) and the 
   removes the vector; a failed removal leaves an orphan vector that recall already ignores, and
   is recorded. The episodic note stays (episodes are immutable) and is filtered the same way.
 * ``supersede`` marks the old record ``superseded_by`` (record store; it stays there for history)
-  and removes its vector.
+  and removes its vector; ``supersede_many`` does the same for many pairs in one record-store
+  batch and one vector removal per stage (the consolidator's path).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from remem.models import (
     ProvenanceMetadata,
     check_metadata,
     check_text,
+    require_aware,
 )
 from remem.staging import STAGED, CollectionManager
 from remem.stores.episodic import EpisodicStore, NoteInput
@@ -84,6 +86,7 @@ class MemoryWriter:
         entities: Sequence[str] | None = None,
         vector: NDArray[np.float32] | Sequence[float] | None = None,
         memory_id: str | None = None,
+        valid_from: datetime | None = None,
     ) -> MemoryRecord:
         now = self._now()
         record = _build_record(
@@ -95,6 +98,7 @@ class MemoryWriter:
             metadata=metadata,
             memory_id=memory_id,
             now=now,
+            valid_from=valid_from,
         )
         memory_kind = record.kind
         names = _entity_names(entities)
@@ -227,21 +231,49 @@ class MemoryWriter:
                 await self._remove_vectors(in_stage, stage)
         return len(live)
 
-    async def supersede(self, old_id: str, new_id: str) -> None:
+    async def supersede(self, old_id: str, new_id: str, *, at: datetime | None = None) -> None:
         """``old_id`` is replaced by ``new_id``: kept for history, never recalled again."""
-        for name, value in (("old_id", old_id), ("new_id", new_id)):
-            if not isinstance(value, str) or not value:
-                raise InvalidArgumentError(f"{name} must be a non-empty memory id, got {value!r}")
-        if old_id == new_id:
-            raise InvalidArgumentError(f"a memory cannot supersede itself ({old_id!r})")
-        old, new = await self.records.get([old_id, new_id])
-        if new.superseded_by is not None or new.lifecycle.stage is MemoryStage.DELETED:
-            raise InvalidArgumentError(
-                f"{new_id!r} is itself superseded or deleted; supersede with a live memory"
-            )
-        await self.records.supersede(old_id, new_id, at=self._now())
-        if old.lifecycle.stage in STAGED:
-            await self._remove_vectors([old_id], old.lifecycle.stage)
+        await self.supersede_many([(old_id, new_id, at)])
+
+    async def supersede_many(self, items: Sequence[tuple[str, str, datetime | None]]) -> None:
+        """Each ``(old_id, new_id, at)``: ``old_id`` replaced by ``new_id`` with ``valid_to`` at
+        ``at`` (None = now). All or nothing in the record store; a replacement must be live
+        before the call (a chain 1 → 2 → 3 in one batch is fine)."""
+        if isinstance(items, str) or not isinstance(items, Sequence):
+            raise InvalidArgumentError("supersede_many takes a list of (old_id, new_id, at)")
+        now = self._now()
+        batch: list[tuple[str, str, datetime]] = []
+        for item in items:
+            if not isinstance(item, tuple) or len(item) != 3:
+                raise InvalidArgumentError(f"{item!r} is not an (old_id, new_id, at) triple")
+            old_id, new_id, at = item
+            for name, value in (("old_id", old_id), ("new_id", new_id)):
+                if not isinstance(value, str) or not value:
+                    raise InvalidArgumentError(
+                        f"{name} must be a non-empty memory id, got {value!r}"
+                    )
+            if old_id == new_id:
+                raise InvalidArgumentError(f"a memory cannot supersede itself ({old_id!r})")
+            batch.append((old_id, new_id, now if at is None else at))
+        if not batch:
+            return
+        ids = list(dict.fromkeys(i for old, new, _ in batch for i in (old, new)))
+        found = {r.id: r for r in await self.records.get(ids)}
+        for _, new_id, _ in batch:
+            new = found[new_id]
+            if new.superseded_by is not None or new.lifecycle.stage is MemoryStage.DELETED:
+                raise InvalidArgumentError(
+                    f"{new_id!r} is itself superseded or deleted; supersede with a live memory"
+                )
+        await self.records.supersede_many(batch)
+        for stage in STAGED:
+            in_stage = [
+                old
+                for old, _, _ in batch
+                if found[old].lifecycle.stage is stage and found[old].superseded_by is None
+            ]
+            if in_stage:
+                await self._remove_vectors(in_stage, stage)
 
     async def _remove_vectors(self, ids: list[str], stage: MemoryStage) -> None:
         try:
@@ -275,6 +307,7 @@ def _build_record(
     metadata: Mapping[str, object] | None,
     memory_id: str | None,
     now: datetime,
+    valid_from: datetime | None = None,
 ) -> MemoryRecord:
     """A validated short-term record (base score 1.0), or the typed error naming what is bad."""
     _check_memory_text(text)
@@ -305,7 +338,16 @@ def _build_record(
         ),
         provenance=provenance,
         metadata=dict(check_metadata(metadata)),
+        valid_from=_check_valid_from(valid_from),
     )
+
+
+def _check_valid_from(value: object) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidArgumentError(f"valid_from must be a datetime, got {type(value).__name__}")
+    return require_aware(value, field="valid_from")
 
 
 def _check_memory_text(text: object) -> None:

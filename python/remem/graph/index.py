@@ -8,6 +8,9 @@ Three maps, all keyed by :func:`remem.graph.names.normalise` output:
   a fuzzy candidate must share the query's number tokens exactly (the version guard, for free)
   and the first two letters of at least one word. rapidfuzz then scores only that block.
 
+An entity merged into another (``attributes["merged_into"]``, set by the consolidator) is not
+indexed: its names live on as aliases of the entity it was merged into, so they resolve there.
+
 Recall trade-off of the blocking key: a misspelling inside the first two letters of *every* word
 ("Jhonathan Smith" vs "Jonathan Smyth" still shares "sm") is not found fuzzily.
 
@@ -29,6 +32,8 @@ from remem.graph.names import guards_allow, normalise, number_tokens, word_token
 from remem.models import Entity
 
 KeyKind = Literal["name", "alias"]
+MERGED_INTO = "merged_into"
+"""The entity attribute naming the entity a duplicate was merged into."""
 
 
 @dataclass(slots=True)
@@ -84,8 +89,11 @@ class NameIndex:
         return len(self._entries)
 
     def add(self, entity: Entity) -> None:
-        """Index ``entity`` (replacing whatever was indexed under its id)."""
+        """Index ``entity`` (replacing whatever was indexed under its id); a merged duplicate
+        is only removed."""
         self.remove(entity.id)
+        if entity.attributes.get(MERGED_INTO):
+            return
         name_key = normalise(entity.name)
         keys = frozenset(k for k in (name_key, *map(normalise, entity.aliases)) if k)
         self._entries[entity.id] = _Entry(entity.entity_type, name_key, keys)

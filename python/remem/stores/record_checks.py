@@ -109,3 +109,40 @@ def missing_error(missing: Sequence[str], *, action: str) -> NotFoundError:
     return NotFoundError(
         f"{action}: unknown record ids {shown}{more}; check the ids or put the records first"
     )
+
+
+def check_supersessions(
+    items: Sequence[tuple[str, str, datetime]],
+) -> list[tuple[str, str, datetime]]:
+    """``supersede_many``'s (old_id, new_id, at) triples, each checked like ``supersede``; an
+    old id may appear once (a record is replaced by one record)."""
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        raise InvalidArgumentError("supersede_many takes a sequence of (old_id, new_id, at)")
+    out: list[tuple[str, str, datetime]] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, tuple) or len(item) != 3:
+            raise InvalidArgumentError(
+                f"supersede_many: item {i} is {item!r}, not an (old_id, new_id, at) triple"
+            )
+        old_id, new_id, at = item
+        out.append((old_id, new_id, check_supersede(old_id, new_id, at)))
+    dups = duplicates([old for old, _, _ in out])
+    if dups:
+        raise InvalidArgumentError(
+            f"supersede_many: old ids {dups[:10]} appear more than once; a record is "
+            "superseded by one record"
+        )
+    return out
+
+
+def check_key_values(values: Sequence[str] | None, field: str) -> list[str] | None:
+    """A list filter of keyed-fact subjects or attributes (None = no filter)."""
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidArgumentError(f"{field} must be a list of strings, e.g. [{values!r}]")
+    out = list(values)
+    for value in out:
+        if not isinstance(value, str) or not value:
+            raise InvalidArgumentError(f"{field} must hold non-empty strings, got {value!r}")
+    return out

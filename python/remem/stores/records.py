@@ -44,6 +44,13 @@ class RecordStore(Protocol):
     of the batch; ``get`` returns records in the order asked and raises NotFoundError naming the
     missing ids; ``scan`` and ``lifecycle_columns`` cover every matching record (no caps);
     lifecycle updates of many records are one atomic, set-based statement, never a per-row loop.
+
+    Keyed facts (records whose ``metadata`` has ``subject`` and ``attribute``, see
+    :func:`remem.controller.extraction_apply.fact_key`): ``keyed_facts`` returns the live ones
+    (not superseded, not deleted), optionally only those whose subject/attribute is in the given
+    lists, in one query ordered by (namespace, subject, attribute, validity time, created_at,
+    id), where validity time is ``valid_from`` or, when unset, ``lifecycle.created_at``.
+    ``supersede_many`` applies many ``supersede`` calls in one transaction, all or nothing.
     """
 
     async def put(self, records: Sequence[MemoryRecord]) -> None: ...
@@ -68,6 +75,14 @@ class RecordStore(Protocol):
         self, ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
     ) -> None: ...
     async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None: ...
+    async def supersede_many(self, items: Sequence[tuple[str, str, datetime]]) -> None: ...
+    async def keyed_facts(
+        self,
+        *,
+        subjects: Sequence[str] | None = None,
+        attributes: Sequence[str] | None = None,
+        namespace: str | None = None,
+    ) -> list[MemoryRecord]: ...
     async def delete(self, ids: Sequence[str]) -> int: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...

@@ -15,8 +15,10 @@ from remem.stores.duckdb.database import Conn, objects, register_rows
 from remem.stores.duckdb.schema import RECORD_TYPES
 from remem.stores.record_checks import (
     check_accesses,
+    check_key_values,
     check_namespace,
     check_supersede,
+    check_supersessions,
     check_updates,
     kind_values,
     missing_error,
@@ -55,6 +57,10 @@ rel_counts AS (
     GROUP BY s.id
 )"""
 
+
+_SUPERSEDE_TYPES = {"old_id": "VARCHAR", "new_id": "VARCHAR", "at_us": "BIGINT"}
+_SUBJECT = "json_extract_string(metadata, '$.subject')"
+_ATTRIBUTE = "json_extract_string(metadata, '$.attribute')"
 
 _LITERAL_IN_LIMIT = 512
 """Up to this many ids, ``get`` lists them as constants (an index lookup); above, a join."""
@@ -369,6 +375,81 @@ class DuckDBRecordStore(DuckDBStore):
             )
 
         await self._tx(work, action="supersede")
+
+    async def supersede_many(self, items: Sequence[tuple[str, str, datetime]]) -> None:
+        batch = check_supersessions(items)
+        if not batch:
+            return
+        rows: list[tuple[object, ...]] = [(old, new, to_micros(at)) for old, new, at in batch]
+        columns = ("old_id", "new_id", "at_us")
+
+        def work(conn: Conn) -> None:
+            select = register_rows(conn, "remem_sup_raw", columns, _SUPERSEDE_TYPES, rows)
+            try:
+                conn.execute(f"CREATE TEMP TABLE remem_sup AS {select}")
+                missing = conn.execute(
+                    "SELECT i FROM (SELECT old_id AS i FROM remem_sup UNION "
+                    "SELECT new_id FROM remem_sup) WHERE i NOT IN (SELECT id FROM memory_records) "
+                    "ORDER BY i"
+                ).fetchall()
+                if missing:
+                    raise missing_error([r[0] for r in missing], action="supersede_many")
+                taken = conn.execute(
+                    "SELECT m.id, m.superseded_by FROM memory_records AS m JOIN remem_sup AS s "
+                    "ON m.id = s.old_id WHERE m.superseded_by IS NOT NULL "
+                    "AND m.superseded_by <> s.new_id ORDER BY m.id LIMIT 10"
+                ).fetchall()
+                if taken:
+                    raise InvalidArgumentError(
+                        f"supersede_many: {dict(taken)} are already superseded by other records; "
+                        "supersede those instead (nothing was changed)"
+                    )
+                conn.execute(
+                    "UPDATE memory_records SET superseded_by = s.new_id, valid_to = CASE "
+                    "WHEN memory_records.valid_to IS NULL OR memory_records.valid_to > s.at_us "
+                    "THEN s.at_us ELSE memory_records.valid_to END "
+                    "FROM remem_sup AS s WHERE memory_records.id = s.old_id"
+                )
+            finally:
+                conn.execute("DROP TABLE IF EXISTS remem_sup")
+                conn.unregister("remem_sup_raw")
+
+        await self._tx(work, action="supersede_many")
+
+    async def keyed_facts(
+        self,
+        *,
+        subjects: Sequence[str] | None = None,
+        attributes: Sequence[str] | None = None,
+        namespace: str | None = None,
+    ) -> list[MemoryRecord]:
+        clauses = [
+            "superseded_by IS NULL",
+            "stage <> 'deleted'",
+            f"{_SUBJECT} IS NOT NULL",
+            f"{_ATTRIBUTE} IS NOT NULL",
+        ]
+        params: list[Any] = []
+        for expr, values in (
+            (_SUBJECT, check_key_values(subjects, "subjects")),
+            (_ATTRIBUTE, check_key_values(attributes, "attributes")),
+        ):
+            if values is not None:
+                clauses.append(f"list_contains(?::VARCHAR[], {expr})")
+                params.append(values)
+        if check_namespace(namespace) is not None:
+            clauses.append("namespace = ?")
+            params.append(namespace)
+        sql = (
+            f"SELECT {_COLS} FROM memory_records WHERE {' AND '.join(clauses)} "
+            f"ORDER BY namespace, {_SUBJECT}, {_ATTRIBUTE}, coalesce(valid_from, created_at), "
+            "created_at, id"
+        )
+
+        def work(conn: Conn) -> list[tuple[Any, ...]]:
+            return conn.execute(sql, params).fetchall()
+
+        return [row_to_record(r) for r in await self._tx(work, action="keyed_facts")]
 
     async def delete(self, ids: Sequence[str]) -> int:
         unique = list(dict.fromkeys(check_ids(ids, action="delete")))

@@ -14,8 +14,10 @@ from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_id
 from remem.stores.postgres.schema import GRAPH_MIGRATIONS, RECORD_MIGRATIONS
 from remem.stores.record_checks import (
     check_accesses,
+    check_key_values,
     check_namespace,
     check_supersede,
+    check_supersessions,
     check_updates,
     kind_values,
     missing_error,
@@ -35,6 +37,8 @@ from remem.stores.records import LifecycleColumns
 
 _COLS = ", ".join(RECORD_COLUMNS)
 _ORDER = 'ORDER BY created_at, id COLLATE "C"'
+_SUBJECT = "(metadata->>'subject')"
+_ATTRIBUTE = "(metadata->>'attribute')"
 
 
 def _where(
@@ -328,6 +332,88 @@ class PostgresRecordStore(PostgresStore):
             )
 
         await self._tx(work, action="supersede")
+
+    async def supersede_many(self, items: Sequence[tuple[str, str, datetime]]) -> None:
+        batch = check_supersessions(items)
+        if not batch:
+            return
+        sup = (
+            "unnest(%(old)s::text[], %(new)s::text[], %(at)s::timestamptz[]) "
+            "AS s(old_id, new_id, at)"
+        )
+        params = {
+            "old": [b[0] for b in batch],
+            "new": [b[1] for b in batch],
+            "at": [b[2] for b in batch],
+        }
+
+        async def work(conn: AConn) -> None:
+            missing = await fetch_ids(
+                conn,
+                f'SELECT DISTINCT i COLLATE "C" AS i FROM {sup}, '
+                "LATERAL (VALUES (s.old_id), (s.new_id)) AS v(i) "
+                "WHERE NOT EXISTS (SELECT 1 FROM memory_records AS m WHERE m.id = v.i) "
+                "ORDER BY i",
+                params,
+            )
+            if missing:
+                raise missing_error(missing, action="supersede_many")
+            cur = await conn.execute(
+                f"SELECT m.id, m.superseded_by FROM memory_records AS m JOIN {sup} "
+                "ON m.id = s.old_id WHERE m.superseded_by IS NOT NULL "
+                'AND m.superseded_by <> s.new_id ORDER BY m.id COLLATE "C" LIMIT 10',
+                params,
+            )
+            taken = await cur.fetchall()
+            if taken:
+                raise InvalidArgumentError(
+                    f"supersede_many: {dict(taken)} are already superseded by other records; "
+                    "supersede those instead (nothing was changed)"
+                )
+            await conn.execute(
+                "UPDATE memory_records AS m SET superseded_by = s.new_id, valid_to = CASE "
+                "WHEN m.valid_to IS NULL OR m.valid_to > s.at THEN s.at ELSE m.valid_to END "
+                f"FROM {sup} WHERE m.id = s.old_id",
+                params,
+            )
+
+        await self._tx(work, action="supersede_many")
+
+    async def keyed_facts(
+        self,
+        *,
+        subjects: Sequence[str] | None = None,
+        attributes: Sequence[str] | None = None,
+        namespace: str | None = None,
+    ) -> list[MemoryRecord]:
+        clauses = [
+            "superseded_by IS NULL",
+            "stage <> 'deleted'",
+            f"{_SUBJECT} IS NOT NULL",
+            f"{_ATTRIBUTE} IS NOT NULL",
+        ]
+        params: list[Any] = []
+        for expr, values in (
+            (_SUBJECT, check_key_values(subjects, "subjects")),
+            (_ATTRIBUTE, check_key_values(attributes, "attributes")),
+        ):
+            if values is not None:
+                clauses.append(f"{expr} = ANY(%s::text[])")
+                params.append(values)
+        if check_namespace(namespace) is not None:
+            clauses.append("namespace = %s")
+            params.append(namespace)
+        sql = (
+            f"SELECT {_COLS} FROM memory_records WHERE {' AND '.join(clauses)} "
+            f'ORDER BY namespace COLLATE "C", {_SUBJECT} COLLATE "C", {_ATTRIBUTE} COLLATE "C", '
+            'coalesce(valid_from, created_at), created_at, id COLLATE "C"'
+        )
+
+        async def work(conn: AConn) -> list[tuple[Any, ...]]:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+        return [row_to_record(r) for r in await self._tx(work, action="keyed_facts")]
 
     async def delete(self, ids: Sequence[str]) -> int:
         unique = list(dict.fromkeys(check_ids(ids, action="delete")))

@@ -1,0 +1,108 @@
+"""Which keyed facts and exclusive relationships a newer one replaces (pure planning, no I/O).
+
+The rule, for facts of one (namespace, subject, attribute) with a single-valued attribute and for
+exclusive relationships of one (namespace, source, relation type):
+
+* order the live ones by **validity time** — ``valid_from`` when known, else the time the record
+  (or edge) was created — then creation time, then id. Insertion order never decides: a fact
+  told late about an earlier time ("I lived in Faro in 2019", said today) sorts *before* the
+  current one and so never replaces it;
+* each one is superseded by its successor in that order, with ``valid_to`` = the successor's
+  validity time. Only the last stays live. A chain (Lisbon → Porto → Lisbon) therefore keeps a
+  correct history: each record's [valid_from, valid_to) is the span it held;
+* a successor with the *same* value (a restatement, a duplicate) supersedes the older one too:
+  recall then shows the statement once, with the newest provenance. Decision: merge by
+  supersession rather than by deleting or rewriting either record — nothing is deleted.
+
+Planning only ever looks at live (not superseded, not deleted) items, so running it again after
+its plan was applied finds one live item per group and plans nothing (idempotent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
+
+from remem.models import MemoryRecord, Relationship
+
+
+@dataclass(frozen=True, slots=True)
+class FactChange:
+    """``old`` is replaced by ``new`` from ``at`` on."""
+
+    old: MemoryRecord
+    new: MemoryRecord
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeChange:
+    """Relationship ``old`` is replaced by ``new`` from ``at`` on."""
+
+    old: Relationship
+    new: Relationship
+    at: datetime
+
+
+def fact_validity(record: MemoryRecord) -> datetime:
+    """When the fact started to hold: ``valid_from``, else when it was recorded."""
+    return record.valid_from if record.valid_from is not None else record.lifecycle.created_at
+
+
+def edge_validity(edge: Relationship) -> datetime:
+    return edge.valid_from if edge.valid_from is not None else edge.created_at
+
+
+def fact_key(record: MemoryRecord) -> tuple[str, str, str] | None:
+    """(namespace, subject, attribute) of a keyed fact, normalised; None for other records."""
+    subject, attribute = record.metadata.get("subject"), record.metadata.get("attribute")
+    if subject is None or attribute is None:
+        return None
+    return (record.namespace, str(subject).strip().lower(), str(attribute).strip().lower())
+
+
+def fact_value(record: MemoryRecord) -> str | None:
+    value = record.metadata.get("value")
+    return None if value is None else str(value)
+
+
+def plan_fact_changes(
+    facts: Iterable[MemoryRecord], single_valued: Collection[str]
+) -> list[FactChange]:
+    """The supersessions that leave one live fact per single-valued key (see module docs)."""
+    groups: dict[tuple[str, str, str], list[MemoryRecord]] = {}
+    for record in facts:
+        key = fact_key(record)
+        if key is None or key[2] not in single_valued:
+            continue
+        if record.superseded_by is not None or record.lifecycle.stage.value == "deleted":
+            continue
+        groups.setdefault(key, []).append(record)
+    changes: list[FactChange] = []
+    for key in sorted(groups):
+        ordered = sorted(
+            groups[key], key=lambda r: (fact_validity(r), r.lifecycle.created_at, r.id)
+        )
+        changes += [FactChange(a, b, fact_validity(b)) for a, b in pairwise(ordered)]
+    return changes
+
+
+def is_exclusive(edge: Relationship) -> bool:
+    return edge.attributes.get("exclusive") is True
+
+
+def plan_edge_changes(edges: Iterable[Relationship]) -> list[EdgeChange]:
+    """The supersessions that leave one live exclusive edge per (namespace, source, type)."""
+    groups: dict[tuple[str, str, str], dict[str, Relationship]] = {}
+    for edge in edges:
+        if not is_exclusive(edge) or edge.superseded_by is not None:
+            continue
+        key = (edge.namespace, edge.source_id, edge.relation_type)
+        groups.setdefault(key, {})[edge.id] = edge  # an edge seen from both ends counts once
+    changes: list[EdgeChange] = []
+    for key in sorted(groups):
+        ordered = sorted(groups[key].values(), key=lambda e: (edge_validity(e), e.created_at, e.id))
+        changes += [EdgeChange(a, b, edge_validity(b)) for a, b in pairwise(ordered)]
+    return changes

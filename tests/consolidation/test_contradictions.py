@@ -1,0 +1,138 @@
+"""supersede_contradictions on real stores: keyed facts and exclusive relationships."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import remem
+from remem.consolidation import MemoryConsolidator
+from remem.models import Entity, ManualClock, MemoryRecord, Relationship
+from tests.consolidation.conftest import T0
+
+
+def key(attribute: str, value: str, subject: str = "user") -> dict[str, object]:
+    return {"subject": subject, "attribute": attribute, "value": value}
+
+
+async def everything(rt: remem.Runtime) -> list[MemoryRecord]:
+    return await rt.controller.record_store.scan(include_superseded=True)
+
+
+async def test_a_new_city_supersedes_the_old_and_recall_sees_only_it(
+    rt: remem.Runtime, clock: ManualClock
+) -> None:
+    c = rt.controller
+    lisbon = await c.remember("The user lives in Lisbon", metadata=key("city", "Lisbon"))
+    chess = await c.remember("The user plays chess", metadata=key("hobby", "chess"))
+    clock.advance(timedelta(days=30))
+    porto = await c.remember("The user moved to Porto", metadata=key("city", "Porto"))
+    climbing = await c.remember("The user took up climbing", metadata=key("hobby", "climbing"))
+    consolidator = MemoryConsolidator(c)
+
+    done = await consolidator.supersede_contradictions()
+
+    assert [(s.kind, s.old_id, s.new_id) for s in done] == [("record", lisbon.id, porto.id)]
+    assert (done[0].subject, done[0].attribute) == ("user", "city")
+    assert (done[0].old_value, done[0].new_value) == ("Lisbon", "Porto")
+    assert not done[0].is_restatement
+    old, new, *hobbies = await c.record_store.get([lisbon.id, porto.id, chess.id, climbing.id])
+    assert old.text == lisbon.text  # kept, not deleted
+    assert old.superseded_by == porto.id
+    assert old.valid_to == porto.lifecycle.created_at == T0 + timedelta(days=30)
+    assert new.superseded_by is None
+    assert new.valid_to is None
+    assert all(h.superseded_by is None for h in hobbies)  # multi-valued: no contradiction
+    hits = [h.record.id for h in await c.recall("where does the user live, Lisbon or Porto?")]
+    assert porto.id in hits
+    assert lisbon.id not in hits
+    # Idempotent: nothing more to do, nothing changes.
+    before = await everything(rt)
+    assert await consolidator.supersede_contradictions() == []
+    assert await everything(rt) == before
+
+
+async def test_validity_time_orders_facts_not_insertion(
+    rt: remem.Runtime, clock: ManualClock
+) -> None:
+    c = rt.controller
+    porto = await c.remember("The user lives in Porto", metadata=key("city", "Porto"))
+    clock.advance(timedelta(days=5))
+    # Told today, about years ago: it must not replace the current city.
+    faro = await c.remember(
+        "The user lived in Faro",
+        metadata=key("city", "Faro"),
+        valid_from=T0 - timedelta(days=900),
+    )
+    done = await MemoryConsolidator(c).supersede_contradictions()
+    assert [(s.old_id, s.new_id) for s in done] == [(faro.id, porto.id)]
+    old_faro, live_porto = await c.record_store.get([faro.id, porto.id])
+    assert live_porto.superseded_by is None
+    assert old_faro.superseded_by == porto.id
+    assert old_faro.valid_to == T0
+
+
+async def test_chains_restatements_and_the_records_filter(
+    rt: remem.Runtime, clock: ManualClock
+) -> None:
+    c = rt.controller
+    ids = []
+    for i, city in enumerate(["Lisbon", "Porto", "Porto"]):
+        clock.set(T0 + timedelta(days=i))
+        ids.append((await c.remember(f"The user is in {city}", metadata=key("city", city))).id)
+    ana = await c.remember("Ana works at Acme", metadata=key("employer", "Acme", "ana"))
+    clock.set(T0 + timedelta(days=9))
+    ana2 = await c.remember("Ana works at Globex", metadata=key("employer", "Globex", "ana"))
+    consolidator = MemoryConsolidator(c)
+    # Limited to Ana's key: the user's city is left for later.
+    only_ana = await consolidator.supersede_contradictions(records=[ana2])
+    assert [(s.old_id, s.new_id) for s in only_ana] == [(ana.id, ana2.id)]
+    done = await consolidator.supersede_contradictions()
+    assert [(s.old_id, s.new_id, s.is_restatement) for s in done] == [
+        (ids[0], ids[1], False),
+        (ids[1], ids[2], True),  # the same value again: the older copy is superseded
+    ]
+    first, second, third = await c.record_store.get(ids)
+    assert (first.valid_to, second.valid_to) == (T0 + timedelta(days=1), T0 + timedelta(days=2))
+    assert third.superseded_by is None
+
+
+async def test_exclusive_relationship_superseded_and_history_kept(
+    rt: remem.Runtime, clock: ManualClock
+) -> None:
+    graph = rt.controller.graph_store
+    await graph.upsert_entities(
+        [
+            Entity(id=f"e-{n}", name=n, created_at=T0, updated_at=T0)
+            for n in ("ana", "acme", "globex", "jazz", "tea")
+        ]
+    )
+    t1 = T0 + timedelta(days=40)
+
+    def edge(rid: str, target: str, rtype: str, at: object, exclusive: bool) -> Relationship:
+        return Relationship(
+            id=rid,
+            source_id="e-ana",
+            target_id=target,
+            relation_type=rtype,
+            attributes={"exclusive": True} if exclusive else {},
+            created_at=at,
+        )
+
+    await graph.add_relationships(
+        [
+            edge("r-new", "e-globex", "works_at", t1, True),  # inserted first, valid later
+            edge("r-old", "e-acme", "works_at", T0, True),
+            edge("r-jazz", "e-jazz", "likes", T0, False),
+            edge("r-tea", "e-tea", "likes", t1, False),
+        ]
+    )
+    consolidator = MemoryConsolidator(rt.controller)
+    done = await consolidator.supersede_contradictions()
+    assert [(s.kind, s.old_id, s.new_id) for s in done] == [("relationship", "r-old", "r-new")]
+    assert (done[0].old_value, done[0].new_value) == ("e-acme", "e-globex")
+    live = {r.id for r in await graph.relationships("e-ana")}
+    assert live == {"r-new", "r-jazz", "r-tea"}
+    history = {r.id: r for r in await graph.relationships("e-ana", include_superseded=True)}
+    assert history["r-old"].superseded_by == "r-new"
+    assert history["r-old"].valid_to == t1
+    assert await consolidator.supersede_contradictions() == []
