@@ -28,6 +28,17 @@ async def _uncached(store: DuckDBRecordStore, ids: list[str]) -> list[object]:
     return list(await store.get(ids))
 
 
+async def test_batched_supersession_is_seen_by_the_next_get(store: DuckDBRecordStore) -> None:
+    await store.put([record(i) for i in range(3)])
+    ids = [record(i).id for i in range(3)]
+    await store.get(ids)  # warm
+    later = T0 + timedelta(hours=1)
+    await store.supersede_many([(ids[0], ids[2], later), (ids[1], ids[2], later)])
+    got = await store.get(ids)
+    assert got == await _uncached(store, ids)
+    assert [r.superseded_by for r in got] == [ids[2], ids[2], None]
+
+
 async def test_rich_rows_round_trip_through_the_cache(store: DuckDBRecordStore) -> None:
     recs = [rich_record(i) for i in range(5)]
     await store.put(recs)

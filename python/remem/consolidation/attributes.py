@@ -1,28 +1,12 @@
-"""Which keyed-fact attributes hold one value at a time.
+"""Which keyed-fact attributes hold one value at a time: the extractor's vocabulary, one source.
 
-This mirrors ``remem.extraction.SINGLE_VALUED`` (the extractor's vocabulary: every attribute
-that is not multi-valued) so the consolidator does not depend on the extraction package.
+A new value of a single-valued attribute ("I moved to Porto") supersedes the old one; a new
+value of a multi-valued one ("I also play chess") is added next to the others. Attributes
+outside the vocabulary are treated as multi-valued: never contradicted.
 """
 
 from __future__ import annotations
 
-MULTI_VALUED: frozenset[str] = frozenset(
-    {"hobby", "pet", "sibling", "child", "allergy", "preference"}
-)
-"""A new value is added next to the old ones: "I also play chess" contradicts nothing."""
+from remem.extraction.vocabulary import MULTI_VALUED, SINGLE_VALUED
 
-SINGLE_VALUED: frozenset[str] = frozenset(
-    {
-        "city",
-        "employer",
-        "job_title",
-        "partner",
-        "diet",
-        "parent",
-        "health",
-        "favourite_food",
-        "birthday",
-        "hometown",
-    }
-)
-"""A new value replaces the old one: "I moved to Porto" ends "I live in Lisbon"."""
+__all__ = ["MULTI_VALUED", "SINGLE_VALUED"]

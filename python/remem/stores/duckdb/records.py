@@ -382,8 +382,10 @@ class DuckDBRecordStore(DuckDBStore):
             return
         rows: list[tuple[object, ...]] = [(old, new, to_micros(at)) for old, new, at in batch]
         columns = ("old_id", "new_id", "at_us")
+        cache = self._db.record_rows
 
         def work(conn: Conn) -> None:
+            cache.invalidate(old for old, _, _ in batch)
             select = register_rows(conn, "remem_sup_raw", columns, _SUPERSEDE_TYPES, rows)
             try:
                 conn.execute(f"CREATE TEMP TABLE remem_sup AS {select}")
