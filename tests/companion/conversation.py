@@ -17,9 +17,11 @@ DAYS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (0, ("Hi! I live in Berlin and I love it.", "My sister's name is Maya.")),
     (1, ("I started a new job at Initech last week.", "I adopted a dog named Rex.")),
     (3, ("I just moved to Lisbon!", "Where do I live?")),
-    (7, ("We moved to Porto last weekend.", "The weather here is lovely.", "Where do I live?")),
+    (7, ("We moved to Porto yesterday.", "The weather here is lovely.", "Where do I live?")),
 )
-"""(day offset, user messages of that day's session)."""
+"""(day offset, user messages of that day's session). Day 0 is a Friday; "yesterday" on day 7 is after the
+move to Lisbon on day 3, so validity order and telling order agree (the consolidator orders by
+validity: "last weekend" would have dated Porto before Lisbon)."""
 
 QUIZ = {
     "Where do I live?": "Porto",
