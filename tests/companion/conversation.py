@@ -19,9 +19,9 @@ DAYS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (3, ("I just moved to Lisbon!", "Where do I live?")),
     (7, ("We moved to Porto yesterday.", "The weather here is lovely.", "Where do I live?")),
 )
-"""(day offset, user messages of that day's session). Day 0 is a Friday; "yesterday" on day 7 is after the
-move to Lisbon on day 3, so validity order and telling order agree (the consolidator orders by
-validity: "last weekend" would have dated Porto before Lisbon)."""
+"""(day offset, user messages of that day's session). Day 0 is a Friday; "yesterday" on day 7
+is after the move to Lisbon on day 3, so validity order and telling order agree (the
+consolidator orders by validity: "last weekend" would have dated Porto before Lisbon)."""
 
 QUIZ = {
     "Where do I live?": "Porto",

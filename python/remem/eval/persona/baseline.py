@@ -1,7 +1,8 @@
 """RawRecallBaseline: the naive memory every companion should beat.
 
 Each user message is stored verbatim as a memory; the prompt is the question plus the ``k``
-best recalled messages. No extraction, no blocks, no supersession — so it finds old and new
+best recalled messages (``k`` defaults to the companion's ``recall_k``, so the comparison is
+at equal recall depth). No extraction, no blocks, no supersession — so it finds old and new
 values alike, which is exactly what the stale-only rate exposes. It also serves as a real
 (not mocked) companion for harness tests, running on real stores.
 
@@ -14,9 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from remem import kernels
+from remem.companion import CompanionConfig
 from remem.runtime import Runtime
 
 __all__ = ["BaselinePrompt", "RawRecallBaseline"]
+
+_COMPANION_K = CompanionConfig().recall_k
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +32,9 @@ class BaselinePrompt:
 class RawRecallBaseline:
     """Stores raw user turns and answers from the top-``k`` recalled ones."""
 
-    def __init__(self, runtime: Runtime, *, k: int = 8, name: str = "raw-recall") -> None:
+    def __init__(
+        self, runtime: Runtime, *, k: int = _COMPANION_K, name: str = "raw-recall"
+    ) -> None:
         self._runtime = runtime
         self._k = k
         self._name = name

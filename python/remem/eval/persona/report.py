@@ -124,17 +124,17 @@ def _header(run: EvalRun) -> str:
 def format_table(run: EvalRun, summary: Summary) -> str:
     """The table ``remem eval`` prints: one line per variant, then deltas and categories."""
     judged = any(v.passed is not None for v in summary.variants)
-    head = f"{'variant':<14}{'recall %':<20}{'@+' + str(run.settings.delay_days) + 'd %':<20}"
-    head += f"{'stale-only %':<19}{'tokens':>7}{'prompt p50/p95 ms':>19}{'turn p50/p95 ms':>17}"
+    head = f"{'variant':<14}{'recall %':<22}{'@+' + str(run.settings.delay_days) + 'd %':<22}"
+    head += f"{'stale-only %':<21}{'tokens':>7}{'prompt p50/p95 ms':>19}{'turn p50/p95 ms':>17}"
     if judged:
-        head += f"  {'judged pass %':<20}"
+        head += f"  {'judged pass %':<22}"
     lines = [f"remem eval: {_header(run)}", "", head]
     for v in summary.variants:
-        line = f"{v.name:<14}{_pct(v.recall):<20}{_pct(v.recall_delayed):<20}"
-        line += f"{_pct(v.stale_only):<19}{v.tokens_mean:>7.0f}"
+        line = f"{v.name:<14}{_pct(v.recall):<22}{_pct(v.recall_delayed):<22}"
+        line += f"{_pct(v.stale_only):<21}{v.tokens_mean:>7.0f}"
         line += f"{_ms(v.prompt_ms):>19}{_ms(v.turn_ms):>17}"
         if judged:
-            line += f"  {_pct(v.passed):<20}"
+            line += f"  {_pct(v.passed):<22}"
         lines.append(line)
     lines += ["", "Recall by category (%):", _category_table(summary.variants)]
     if summary.deltas:

@@ -1,8 +1,10 @@
 """The variants ``remem eval --variants`` knows, by name.
 
 The :mod:`remem.companion` variants (``full``, ``blocks-only``, ``episodic-only``, ``greedy``,
-``fulltext``), each with the offline :class:`~remem.extraction.RuleExtractor`, and ``raw-recall``,
-the naive baseline (:class:`~remem.eval.persona.baseline.RawRecallBaseline`). The first variant
+``fulltext``), each with the offline :class:`~remem.extraction.RuleExtractor`; ``raw-recall``,
+the naive memory baseline (:class:`~remem.eval.persona.baseline.RawRecallBaseline`); and
+``whole-history``, no memory at all but the newest transcript that fits the same budget
+(:class:`~remem.eval.persona.history_baseline.WholeHistoryBaseline`). The first variant
 listed is the one the others are compared with.
 
     variants = resolve_variants(["raw-recall"])
@@ -25,6 +27,7 @@ from remem.companion import (
 )
 from remem.errors import ConfigError
 from remem.eval.persona.baseline import RawRecallBaseline
+from remem.eval.persona.history_baseline import WholeHistoryBaseline
 from remem.eval.persona.protocol import EvalCompanion, Variant
 from remem.extraction import RuleExtractor
 from remem.runtime import Runtime
@@ -38,8 +41,15 @@ DEFAULT_VARIANTS: tuple[str, ...] = (
     "greedy",
     "fulltext",
     "raw-recall",
+    "whole-history",
 )
-QUICK_VARIANTS: tuple[str, ...] = ("full", "blocks-only", "episodic-only", "raw-recall")
+QUICK_VARIANTS: tuple[str, ...] = (
+    "full",
+    "blocks-only",
+    "episodic-only",
+    "raw-recall",
+    "whole-history",
+)
 
 _COMPANIONS: dict[str, tuple[type[Companion], str]] = {
     "full": (Full, "blocks, recalled memories and past turns, optimal packing, hybrid recall"),
@@ -83,7 +93,12 @@ def available_variants() -> dict[str, Variant]:
     out["raw-recall"] = Variant(
         "raw-recall",
         lambda runtime, brain: RawRecallBaseline(runtime),
-        "baseline: every user message stored verbatim, top-8 recalled",
+        "baseline: every user message stored verbatim, as many recalled as the companion",
+    )
+    out["whole-history"] = Variant(
+        "whole-history",
+        lambda runtime, brain: WholeHistoryBaseline(runtime, brain),
+        "baseline: no memory, the newest transcript that fits the companion's token budget",
     )
     return out
 
