@@ -114,6 +114,40 @@ async def test_filters_and_limit(store: EpisodicStore) -> None:
     assert await store.search("coffee", limit=0) == []
 
 
+async def test_stopwords_are_planned_out_of_queries_on_every_backend(
+    store: EpisodicStore,
+) -> None:
+    await store.index_turns(
+        [
+            turn(1, "the key is under the blue flowerpot"),
+            turn(2, "where is the cat? the cat is in the garden, where it always is"),
+            turn(3, "a band called The Who played"),
+            turn(4, "nothing to see"),
+        ]
+    )
+    # "where is the" would match turns 1-3 and rank turn 2 first on stop words alone.
+    assert await ids(store, "where is the key") == ["s1-1"]
+    assert await ids(store, "where is the key") == await ids(store, "key")
+    # A query of stop words only keeps them (never emptied).
+    assert sorted(await ids(store, "the who")) == ["s1-1", "s1-2", "s1-3"]
+
+
+async def test_search_many_equals_search_per_query(store: EpisodicStore) -> None:
+    await store.index_turns([turn(n, f"coffee talk {n} with tea") for n in range(1, 9)])
+    await store.index_turns([turn(1, "coffee elsewhere", session="s2")])
+    await store.add_note("n1", "tea note", created_at=T0, session_id="s2")
+    queries = ["coffee", "tea", "?!", "talk 3", "volcano", "the"] * 3
+    search_many = store.search_many  # type: ignore[attr-defined]
+    for kwargs in ({}, {"limit": 3}, {"session_id": "s2"}):
+        want = [[h.id for h in await store.search(q, **kwargs)] for q in queries]  # type: ignore[arg-type]
+        got = [[h.id for h in hits] for hits in await search_many(queries, **kwargs)]
+        assert got == want
+        assert any(got)
+    assert await search_many([]) == []
+    with pytest.raises(InvalidArgumentError):
+        await search_many(["coffee", None])
+
+
 @pytest.mark.parametrize(
     "query",
     [

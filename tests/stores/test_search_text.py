@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from remem.stores.search_text import (
     MAX_QUERY_TERMS,
+    STOPWORDS,
     fold,
     fts5_match,
     query_terms,
@@ -60,6 +61,16 @@ def test_search_text_and_terms() -> None:
     assert query_terms("'\" AND ()") == ["and"]
     assert query_terms("") == []
     assert len(query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_QUERY_TERMS
+
+
+def test_stopwords_are_dropped_unless_the_query_is_only_stopwords() -> None:
+    assert query_terms("Where is the spare key?") == ["spare", "key"]
+    assert query_terms("THE Who") == ["the", "who"]  # never emptied
+    assert query_terms("not the coffee") == ["not", "coffee"]  # negations are kept
+    assert {fold(w) for w in STOPWORDS} == STOPWORDS  # folded like every query term
+    # Stop words do not use up the term budget.
+    long = " ".join(["the"] * 10 + [f"w{i}" for i in range(MAX_QUERY_TERMS)])
+    assert query_terms(long) == [f"w{i}" for i in range(MAX_QUERY_TERMS)]
 
 
 @given(st.text())

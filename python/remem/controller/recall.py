@@ -7,8 +7,9 @@ For a batch of queries sharing the same options (``recall`` is a batch of one, s
    collections (each stage's similarity floor applied; the vector store runs the native batched
    top-k), ``where`` = the caller's ``filters``;
 2. **fulltext** — per query, the episodic store's BM25 (SQLite FTS5) or ts_rank (PostgreSQL)
-   over turns and memory notes (``remember`` writes a note with the memory's id, so full text
-   finds memories too and a memory found by both retrievers is fused under one key);
+   in ONE ``search_many`` batch (SQLite runs it on parallel read-only connections, PostgreSQL
+   on its pool) over turns and memory notes (``remember`` writes a note with the memory's id,
+   so full text finds memories too and a memory found by both retrievers is fused under one key);
 3. **graph** — per query, entities named in the query (:class:`QueryEntityMatcher`) and the
    paths from them (:class:`GraphScorer`).
 
@@ -65,7 +66,7 @@ from remem.models import (
 )
 from remem.models.base import trusted
 from remem.staging import STAGED, CollectionManager, StagedMatch, record_metadata
-from remem.stores.episodic import EpisodicStore
+from remem.stores.episodic import EpisodicStore, search_many
 from remem.stores.filters import Filter, matches
 from remem.stores.records import RecordStore
 from remem.stores.vector import Where
@@ -136,10 +137,11 @@ class RecallPipeline:
                 vectors, k=depth, stages=staged, where=options.where
             )
 
-        per_query = [self._text_and_graph(q, depth, options, now) for q in queries]
-        vec, others = await asyncio.gather(vector_hits(), asyncio.gather(*per_query))
-        texts = [o[0] for o in others]
-        graphs = [o[1] for o in others]
+        vec, texts, graphs = await asyncio.gather(
+            vector_hits(),
+            self._texts(queries, depth, options),
+            asyncio.gather(*(self._graph(q, depth, options, now) for q in queries)),
+        )
         wanted = {m.id for ms in vec for m in ms}
         wanted |= {h.id for hs in texts for h in hs if h.kind is EpisodeKind.NOTE}
         records = await self._eligible(sorted(wanted), options)
@@ -148,38 +150,43 @@ class RecallPipeline:
             for v, t, g in zip(vec, texts, graphs, strict=True)
         ]
 
-    async def _text_and_graph(
-        self, query: str, depth: int, options: RecallOptions, now: datetime
-    ) -> tuple[list[EpisodicHit], list[GraphHit]]:
-        async def text() -> list[EpisodicHit]:
-            if "fulltext" not in options.sources:
-                return []
-            if options.session_id is None or not options.episodic:
-                hits = await self.episodic.search(query, limit=depth)
-                return [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
-            notes, turns = await asyncio.gather(
-                self.episodic.search(query, limit=depth),
-                self.episodic.search(query, limit=depth, session_id=options.session_id),
-            )
+    async def _texts(
+        self, queries: Sequence[str], depth: int, options: RecallOptions
+    ) -> list[list[EpisodicHit]]:
+        """Every query's full-text hits, as ONE batch per search (the store may parallelise)."""
+        if "fulltext" not in options.sources:
+            return [[] for _ in queries]
+        if options.session_id is None or not options.episodic:
+            batch = await search_many(self.episodic, queries, limit=depth)
+            return [
+                [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
+                for hits in batch
+            ]
+        everywhere, session = await asyncio.gather(
+            search_many(self.episodic, queries, limit=depth),
+            search_many(self.episodic, queries, limit=depth, session_id=options.session_id),
+        )
+        out: list[list[EpisodicHit]] = []
+        for notes, turns in zip(everywhere, session, strict=True):
             merged = [h for h in notes if h.kind is EpisodeKind.NOTE]
             merged += [h for h in turns if h.kind is EpisodeKind.TURN]
-            return sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+            out.append(sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id)))
+        return out
 
-        async def graph() -> list[GraphHit]:
-            if (
-                "graph" not in options.sources
-                or self.matcher is None
-                or self.graph_scorer is None
-                or MemoryStage.LONG_TERM not in options.memory_stages
-            ):
-                return []
-            mentions = await self.matcher.match(query, namespace=options.namespace)
-            if not mentions:
-                return []
-            return await self.graph_scorer.score(query, mentions, at=now, limit=depth)
-
-        t, g = await asyncio.gather(text(), graph())
-        return t, g
+    async def _graph(
+        self, query: str, depth: int, options: RecallOptions, now: datetime
+    ) -> list[GraphHit]:
+        if (
+            "graph" not in options.sources
+            or self.matcher is None
+            or self.graph_scorer is None
+            or MemoryStage.LONG_TERM not in options.memory_stages
+        ):
+            return []
+        mentions = await self.matcher.match(query, namespace=options.namespace)
+        if not mentions:
+            return []
+        return await self.graph_scorer.score(query, mentions, at=now, limit=depth)
 
     async def _eligible(
         self, ids: Sequence[str], options: RecallOptions

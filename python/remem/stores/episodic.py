@@ -77,6 +77,22 @@ class EpisodicStore(Protocol):
     ) -> None: ...
 
 
+async def search_many(
+    store: EpisodicStore,
+    queries: Sequence[str],
+    *,
+    limit: int = 10,
+    session_id: str | None = None,
+) -> list[list[EpisodicHit]]:
+    """``store.search`` for each query, through the store's own ``search_many`` when it has
+    one (the SQLite and PostgreSQL stores run the batch in parallel), else one by one."""
+    batched = getattr(store, "search_many", None)
+    if callable(batched):
+        found: list[list[EpisodicHit]] = await batched(queries, limit=limit, session_id=session_id)
+        return found
+    return [await store.search(q, limit=limit, session_id=session_id) for q in queries]
+
+
 def turn_text(entry: TranscriptEntry) -> str:
     """The searchable text of a turn: both messages, newline-separated, empty parts skipped."""
     return "\n".join(part for part in (entry.user_message, entry.assistant_message) if part)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -209,6 +210,29 @@ class PostgresEpisodicStore(StoreLifecycle):
         except psycopg.Error as exc:
             raise_backend(exc, "searching episodes")
         return [_hit(row) for row in rows]
+
+    async def search_many(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[list[EpisodicHit]]:
+        """``[await search(q, ...) for q in queries]`` — the same hits — run concurrently on the
+        pool's connections. Every query is validated before any runs."""
+        self._check_open()
+        for q in queries:
+            check_search(q, limit, since, until)
+        return list(
+            await asyncio.gather(
+                *(
+                    self.search(q, limit=limit, session_id=session_id, since=since, until=until)
+                    for q in queries
+                )
+            )
+        )
 
     async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]:
         self._check_open()

@@ -31,6 +31,7 @@ from remem.stores.sqlite.embedded import (
     wrap_sqlite_error,
     write_transaction,
 )
+from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.transcript import check_entries
 
 _SCHEMA = (
@@ -84,6 +85,7 @@ _HIT = (
 )
 
 _Row = tuple[Any, ...]
+_Plan = tuple[str, list[object]]
 
 
 class SQLiteEpisodicStore(StoreLifecycle):
@@ -119,6 +121,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
         self._db = EmbeddedDatabase(
             path, name="episodic", schema=_SCHEMA, schema_version=1, durability=durability
         )
+        self._readers: ReaderPool | None = None
 
     @property
     def path(self) -> Path:
@@ -128,6 +131,9 @@ class SQLiteEpisodicStore(StoreLifecycle):
         await self._db.run(lambda conn: None)
 
     async def _close(self) -> None:
+        readers, self._readers = self._readers, None
+        if readers is not None:
+            readers.close()
         await self._db.close()
 
     async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None:
@@ -193,31 +199,39 @@ class SQLiteEpisodicStore(StoreLifecycle):
         until: datetime | None = None,
     ) -> list[EpisodicHit]:
         self._check_open()
-        query, limit, since, until = check_search(query, limit, since, until)
-        if session_id is not None:
-            check_search_session(session_id)
-        terms = query_terms(query)
-        if not terms or limit == 0:
-            return []
-        sql = _HIT
-        params: list[object] = [fts5_match(terms)]
-        if session_id is not None:
-            sql += " AND i.session_id = ?"
-            params.append(session_id)
-        if since is not None:
-            sql += " AND i.created_at_us >= ?"
-            params.append(to_micros(since))
-        if until is not None:
-            sql += " AND i.created_at_us < ?"
-            params.append(to_micros(until))
-        sql += " ORDER BY score DESC, i.created_at_us DESC, i.id LIMIT ?"
-        params.append(limit)
+        plan = _plan(query, limit, session_id, since, until)
+        return [] if plan is None else await self._search_plan(plan)
 
-        def read(conn: sqlite3.Connection) -> list[EpisodicHit]:
-            return [_hit(row) for row in conn.execute(sql, params)]
-
+    async def search_many(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[list[EpisodicHit]]:
+        """``[await search(q, ...) for q in queries]`` — the same hits — with the queries run
+        in parallel on read-only connections (:class:`~remem.stores.sqlite.readers.ReaderPool`):
+        SQLite evaluates a query without the GIL, so a batch uses every core. Every query is
+        validated before any runs."""
+        self._check_open()
+        plans = [_plan(q, limit, session_id, since, until) for q in queries]
+        todo = [p for p in plans if p is not None]
+        if len(todo) <= 1:
+            return [[] if p is None else await self._search_plan(p) for p in plans]
         try:
-            return await self._db.run(read)
+            if self._readers is None:
+                await self._db.run(lambda conn: None)  # the file and schema exist from here on
+                self._readers = ReaderPool(self.path, name="episodic-read")
+            found = iter(await self._readers.map(_read, todo))
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, "searching episodes") from exc
+        return [[] if p is None else next(found) for p in plans]
+
+    async def _search_plan(self, plan: _Plan) -> list[EpisodicHit]:
+        try:
+            return await self._db.run(lambda conn: _read(conn, plan))
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
 
@@ -292,6 +306,40 @@ class SQLiteEpisodicStore(StoreLifecycle):
             )
             for r in rows
         ]
+
+
+def _plan(
+    query: str,
+    limit: int,
+    session_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> _Plan | None:
+    """The validated search as (sql, params); None when it can find nothing."""
+    query, limit, since, until = check_search(query, limit, since, until)
+    if session_id is not None:
+        check_search_session(session_id)
+    terms = query_terms(query)
+    if not terms or limit == 0:
+        return None
+    sql = _HIT
+    params: list[object] = [fts5_match(terms)]
+    if session_id is not None:
+        sql += " AND i.session_id = ?"
+        params.append(session_id)
+    if since is not None:
+        sql += " AND i.created_at_us >= ?"
+        params.append(to_micros(since))
+    if until is not None:
+        sql += " AND i.created_at_us < ?"
+        params.append(to_micros(until))
+    sql += " ORDER BY score DESC, i.created_at_us DESC, i.id LIMIT ?"
+    params.append(limit)
+    return sql, params
+
+
+def _read(conn: sqlite3.Connection, plan: _Plan) -> list[EpisodicHit]:
+    return [_hit(row) for row in conn.execute(*plan)]
 
 
 def _new_rows(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
