@@ -14,6 +14,7 @@ from remem.controller import (
     ExtractedRelationship,
     ExtractionResult,
 )
+from remem.controller.config import DEFAULT_FUSION
 from remem.errors import InvalidArgumentError, NonFiniteError, NotFoundError, ShapeError
 from remem.models import MemoryStage
 from tests.controller.conftest import Factory, ListExtractor
@@ -33,7 +34,7 @@ async def test_bare_remember_then_recall_round_trip(make_stack: Factory) -> None
     assert set(top.sources) == {"vector", "fulltext"}  # fused under one key
     for name in ("vector", "fulltext", "fusion", "recency", "usage", "inclusion"):
         assert name in top.signals, name
-    assert "rrf" in top.explanation
+    assert ("rrf" if DEFAULT_FUSION == "rrf" else "weighted") in top.explanation
     assert "recency" in top.explanation
     assert top.score == pytest.approx(
         top.signals["fusion"] * top.signals["recency"] * top.signals["usage"]
