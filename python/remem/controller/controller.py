@@ -33,12 +33,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.context.priming import PrimingConfig
-from remem.controller.config import RETRIEVERS, ControllerConfig
+from remem.controller.config import ControllerConfig
 from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
-from remem.controller.recall import RecallOptions, RecallPipeline
+from remem.controller.recall import RecallPipeline
+from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.turns import TurnLog, check_session_id, check_turn, check_turns
 from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
@@ -57,17 +58,10 @@ from remem.models import (
 )
 from remem.staging import CollectionManager
 from remem.stores.episodic import EpisodicStore
-from remem.stores.filters import parse_where
 from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore, Where
-
-DEFAULT_STAGES: tuple[MemoryStage, ...] = (
-    MemoryStage.SHORT_TERM,
-    MemoryStage.LONG_TERM,
-    MemoryStage.EPISODIC,
-)
 
 
 class Telemetry(Protocol):
@@ -484,14 +478,16 @@ class MemoryController:
             if not isinstance(q, str) or not q.strip():
                 raise InvalidArgumentError(f"each query must be a non-empty str, got {q!r}")
             check_text(q, field="query")
-        options = self._options(k, stages, filters, include_decayed, session_id, sources)
+        options = recall_options(
+            self.config.max_k, k, stages, filters, include_decayed, session_id, sources
+        )
         if not queries:
             return []
         dim = self.collection_manager.embeddings.dimension
         if vectors is None and "vector" not in options.sources:
             batch = np.zeros((len(queries), dim), dtype=np.float32)  # never searched
         elif vectors is None:
-            batch = await self._embed_queries(queries)
+            batch = await embed_queries(self.collection_manager.embeddings, queries)
         else:
             batch = check_query_vectors(vectors, len(queries), dim)
         results = await self._recall.run(queries, batch, options, self.clock.now())
@@ -499,72 +495,10 @@ class MemoryController:
         self._emit("recall", started, queries=len(queries), k=k)
         return results
 
-    async def _embed_queries(self, queries: Sequence[str]) -> NDArray[np.float32]:
-        embedder = self.collection_manager.embeddings
-        batched = getattr(embedder, "embed_queries", None)
-        if callable(batched):
-            out = await batched(list(queries))
-            return np.ascontiguousarray(out, dtype=np.float32)
-        rows = [await embedder.embed_query(q) for q in queries]
-        return np.ascontiguousarray(np.stack(rows), dtype=np.float32)
-
-    def _options(
-        self,
-        k: int,
-        stages: Sequence[MemoryStage | str] | None,
-        filters: Where | None,
-        include_decayed: bool,
-        session_id: str | None,
-        sources: Sequence[str] | None = None,
-    ) -> RecallOptions:
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.max_k:
-            raise InvalidArgumentError(f"k must be an integer in 1..{self.config.max_k}, got {k!r}")
-        if session_id is not None and (not isinstance(session_id, str) or not session_id):
-            raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
-        if isinstance(stages, str):
-            raise InvalidArgumentError("stages takes a list of stages, e.g. ['long_term']")
-        chosen: list[MemoryStage] = []
-        for s in DEFAULT_STAGES if stages is None else stages:
-            try:
-                stage = MemoryStage(s)
-            except ValueError:
-                raise InvalidArgumentError(
-                    f"stage {s!r} is unknown; use {', '.join(m.value for m in MemoryStage)}"
-                ) from None
-            if stage is MemoryStage.DELETED:
-                raise InvalidArgumentError("deleted memories are never recalled; drop 'deleted'")
-            chosen.append(stage)
-        if include_decayed:
-            chosen.append(MemoryStage.DECAYED)
-        unique = tuple(dict.fromkeys(chosen))
-        if sources is None:
-            sources = RETRIEVERS
-        if isinstance(sources, str) or not set(sources) <= set(RETRIEVERS) or not sources:
-            raise InvalidArgumentError(
-                f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {sources!r}"
-            )
-        return RecallOptions(
-            k=k,
-            memory_stages=unique,
-            episodic=MemoryStage.EPISODIC in unique,
-            session_id=session_id,
-            where=filters,
-            where_node=parse_where(filters),
-            sources=frozenset(sources),
-        )
-
     async def _note_access(self, results: Sequence[Sequence[ScoredMemory]]) -> None:
         if self.access_tracker is None:
             return
-        record_ids: list[str] = []
-        entity_ids: list[str] = []
-        for hits in results:
-            for hit in hits:
-                if hit.record.id.startswith("graph:") and hit.sources == ("graph",):
-                    entity_ids += list(hit.record.entity_ids)
-                elif hit.record.lifecycle.stage is not MemoryStage.EPISODIC:
-                    record_ids.append(hit.record.id)
-                    entity_ids += list(hit.record.entity_ids)
+        record_ids, entity_ids = accessed_ids(results)
         try:
             await self.access_tracker.note(entity_ids=entity_ids, record_ids=record_ids)
         except Exception as exc:  # bookkeeping never fails a recall; the failure stays visible

@@ -1,0 +1,96 @@
+"""What ``recall``/``recall_many`` need besides the pipeline: their argument checks (one place,
+so both calls reject the same inputs the same way), the query embedding batch, and the ids a
+recall reinforces."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.controller.config import RETRIEVERS
+from remem.controller.recall import RecallOptions
+from remem.embeddings import EmbeddingService
+from remem.errors import InvalidArgumentError
+from remem.models import MemoryStage, ScoredMemory
+from remem.stores.filters import parse_where
+from remem.stores.vector import Where
+
+DEFAULT_STAGES: tuple[MemoryStage, ...] = (
+    MemoryStage.SHORT_TERM,
+    MemoryStage.LONG_TERM,
+    MemoryStage.EPISODIC,
+)
+
+
+def recall_options(
+    max_k: int,
+    k: int,
+    stages: Sequence[MemoryStage | str] | None,
+    filters: Where | None,
+    include_decayed: bool,
+    session_id: str | None,
+    sources: Sequence[str] | None = None,
+) -> RecallOptions:
+    """Validated :class:`RecallOptions`; InvalidArgumentError names the bad argument."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
+        raise InvalidArgumentError(f"k must be an integer in 1..{max_k}, got {k!r}")
+    if session_id is not None and (not isinstance(session_id, str) or not session_id):
+        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+    if isinstance(stages, str):
+        raise InvalidArgumentError("stages takes a list of stages, e.g. ['long_term']")
+    chosen: list[MemoryStage] = []
+    for s in DEFAULT_STAGES if stages is None else stages:
+        try:
+            stage = MemoryStage(s)
+        except ValueError:
+            raise InvalidArgumentError(
+                f"stage {s!r} is unknown; use {', '.join(m.value for m in MemoryStage)}"
+            ) from None
+        if stage is MemoryStage.DELETED:
+            raise InvalidArgumentError("deleted memories are never recalled; drop 'deleted'")
+        chosen.append(stage)
+    if include_decayed:
+        chosen.append(MemoryStage.DECAYED)
+    unique = tuple(dict.fromkeys(chosen))
+    if sources is None:
+        sources = RETRIEVERS
+    if isinstance(sources, str) or not set(sources) <= set(RETRIEVERS) or not sources:
+        raise InvalidArgumentError(
+            f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {sources!r}"
+        )
+    return RecallOptions(
+        k=k,
+        memory_stages=unique,
+        episodic=MemoryStage.EPISODIC in unique,
+        session_id=session_id,
+        where=filters,
+        where_node=parse_where(filters),
+        sources=frozenset(sources),
+    )
+
+
+async def embed_queries(embedder: EmbeddingService, queries: Sequence[str]) -> NDArray[np.float32]:
+    """One ``(len(queries), dim)`` float32 batch: the embedder's batched call when it has one."""
+    batched = getattr(embedder, "embed_queries", None)
+    if callable(batched):
+        out = await batched(list(queries))
+        return np.ascontiguousarray(out, dtype=np.float32)
+    rows = [await embedder.embed_query(q) for q in queries]
+    return np.ascontiguousarray(np.stack(rows), dtype=np.float32)
+
+
+def accessed_ids(results: Sequence[Sequence[ScoredMemory]]) -> tuple[list[str], list[str]]:
+    """(record ids, entity ids) a recall reinforces: stored memories and the entities they and
+    the graph results name; episodic turns are not reinforced (they have no lifecycle)."""
+    record_ids: list[str] = []
+    entity_ids: list[str] = []
+    for hits in results:
+        for hit in hits:
+            if hit.record.id.startswith("graph:") and hit.sources == ("graph",):
+                entity_ids += list(hit.record.entity_ids)
+            elif hit.record.lifecycle.stage is not MemoryStage.EPISODIC:
+                record_ids.append(hit.record.id)
+                entity_ids += list(hit.record.entity_ids)
+    return record_ids, entity_ids
