@@ -4,7 +4,7 @@ Per turn::
 
     prompt   = build_prompt(message)        system, history, blocks + gauges, priming, recall
     loop       brain(prompt, memory tools) → tool calls applied, results sent back → … → reply
-    record     controller.record_turn(session, message, reply)
+    record     controller.record_turn(session, message, reply); the message also as a memory
     post-turn  extract → supersede contradictions → write the user's facts to the user block
 
 A block write refused as full goes back to the model (the error carries the block's contents)
@@ -38,13 +38,13 @@ from remem.brains import Brain, Message, ToolCall
 from remem.companion.block_updates import BlockUpdater, PostTurnReport, RetryBudget
 from remem.companion.config import CompanionConfig
 from remem.companion.priming import session_priming
-from remem.companion.prompt import CompanionPrompt, build_prompt
+from remem.companion.prompt import USER_MESSAGE_ORIGIN, CompanionPrompt, build_prompt
 from remem.companion.protocols import Consolidator
 from remem.companion.tools import MemoryTools, ToolOutcome
 from remem.context import ContextAssembler, Priming
 from remem.controller import Extractor, MemoryController
 from remem.errors import ConfigError, InvalidArgumentError, NotFoundError, StoreClosedError
-from remem.models import TranscriptEntry
+from remem.models import MemoryKind, TranscriptEntry
 from remem.runtime import Runtime
 
 __all__ = ["Companion", "TurnResult"]
@@ -195,6 +195,14 @@ class Companion:
         history = self._histories.setdefault(session_id, [])
         history.append(entry)
         del history[: -self.config.history_turns]
+        failures: list[str] = []
+        if self.config.stores_messages:
+            try:
+                await self._remember_message(entry, session_id)
+            except Exception as exc:  # the turn is recorded; the failure is reported, not lost
+                failures.append(
+                    f"storing the message as a memory failed: {type(exc).__name__}: {exc}"
+                )
         updater = BlockUpdater(
             brain=self.brain,
             controller=self.controller,
@@ -204,7 +212,6 @@ class Companion:
             extractor=self.extractor,
             consolidator=self.consolidator,
         )
-        failures: list[str] = []
         report = PostTurnReport()
         try:
             report = await updater.after_turn(entry, now=at, budget=budget)
@@ -220,6 +227,18 @@ class Companion:
             unresolved_block_errors=tuple(budget.unresolved),
             post_turn=report,
             failures=tuple(failures),
+        )
+
+    async def _remember_message(self, entry: TranscriptEntry, session_id: str) -> None:
+        """The user's message as a short-term note memory (config ``remember_messages``): the
+        turn alone is found by full-text words only, this copy by meaning too."""
+        await self.controller.remember(
+            entry.user_message,
+            kind=MemoryKind.NOTE,
+            namespace=self.config.namespace,
+            session_id=session_id,
+            metadata={"origin": USER_MESSAGE_ORIGIN, "turn_id": entry.id},
+            valid_from=entry.created_at,
         )
 
     async def _converse(

@@ -46,7 +46,11 @@ from remem.context import (
 from remem.controller import MemoryController
 from remem.models import ScoredMemory, TranscriptEntry
 
-__all__ = ["PROMPT_ORDER", "CompanionPrompt", "build_prompt"]
+__all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
+
+USER_MESSAGE_ORIGIN = "user_message"
+"""``metadata["origin"]`` of a user message the companion stored as a memory (its
+``metadata["turn_id"]`` names the turn it was said in)."""
 
 PROMPT_ORDER: tuple[str, ...] = (
     "system",
@@ -122,18 +126,33 @@ def recall_candidates(
     Scores are divided by the best hit's: fused recall scores are small (RRF gives about
     0.016 per retriever), while a history turn is valued near 1, so raw scores would lose every
     tight budget to history; scaled, the best memory of the turn weighs like the newest turn.
+
+    A user message stored as a memory is its turn said again: it is left out when the turn is
+    in the history, and of a turn and its message both recalled only the better one is offered.
     """
     top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
-    for hit in hits:
-        if hit.record.id in history_ids:
+    seen_turns = set(history_ids)
+    for hit in sorted(hits, key=lambda h: -h.score):
+        turn_id = _turn_of(hit)
+        if turn_id in seen_turns:
             continue
+        seen_turns.add(turn_id)
         section = Section.KNOWN_FACTS if hit.record.metadata.get("source") == "graph" else None
         candidate = ContextCandidate.from_scored_memory(hit, section=section)
         if top > 0:
             candidate = dataclasses.replace(candidate, score=candidate.score / top)
         out.append(candidate)
     return out
+
+
+def _turn_of(hit: ScoredMemory) -> str:
+    """The turn a hit stands for: its own id, or the turn a stored user message came from."""
+    meta = hit.record.metadata
+    turn_id = meta.get("turn_id")
+    if meta.get("origin") == USER_MESSAGE_ORIGIN and isinstance(turn_id, str):
+        return turn_id
+    return hit.record.id
 
 
 async def build_prompt(
