@@ -85,3 +85,16 @@ async def test_the_prompt_stays_within_a_small_budget(runtime: remem.Runtime) ->
     assert prompt.tokens <= account.prompt_budget
     assert prompt.context.dropped()  # something had to give
     assert "core_memory" in prompt.sections  # blocks are always kept
+
+
+async def test_recalled_memories_are_dated_by_when_they_held(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    said = clock.now()
+    await runtime.controller.remember("Ada's favourite tea is oolong")
+    await runtime.controller.remember("Ada moved to Osaka", valid_from=said - timedelta(days=40))
+    clock.advance(timedelta(days=3))
+    companion = Companion(ScriptedBrain(default="ok"), runtime)
+    text = (await companion.build_prompt("which tea does Ada like? where did Ada move?")).text
+    assert f"[{said:%Y-%m-%d}] Ada's favourite tea is oolong" in text
+    assert f"[{said - timedelta(days=40):%Y-%m-%d}] Ada moved to Osaka" in text

@@ -129,6 +129,11 @@ def recall_candidates(
 
     A user message stored as a memory is its turn said again: it is left out when the turn is
     in the history, and of a turn and its message both recalled only the better one is offered.
+
+    Stored memories and turns are dated — ``[2026-03-05] I moved to Osaka.`` — with when the
+    statement held from (``valid_from``) or was made: without it the model can answer neither
+    "when did …" nor which of two conflicting memories is the newer. Graph facts carry their
+    own validity in their text and are left as they are.
     """
     top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
@@ -140,6 +145,9 @@ def recall_candidates(
         seen_turns.add(turn_id)
         section = Section.KNOWN_FACTS if hit.record.metadata.get("source") == "graph" else None
         candidate = ContextCandidate.from_scored_memory(hit, section=section)
+        if section is None:
+            when = hit.record.valid_from or hit.record.lifecycle.created_at
+            candidate = dataclasses.replace(candidate, text=f"[{when:%Y-%m-%d}] {candidate.text}")
         if top > 0:
             candidate = dataclasses.replace(candidate, score=candidate.score / top)
         out.append(candidate)
