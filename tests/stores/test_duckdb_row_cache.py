@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from remem.errors import DuplicateIdError, NotFoundError
+from remem.errors import DuplicateIdError, InvalidArgumentError, NotFoundError
 from remem.models import MemoryStage
 from remem.stores.duckdb import DuckDBDatabase, DuckDBRecordStore
 from remem.stores.duckdb.row_cache import RowCache
@@ -104,12 +104,79 @@ def test_store_skips_rows_read_across_a_write_and_evicts_oldest() -> None:
     since = cache.generation
     cache.invalidate(["x"])
     cache.store({"a": row}, since=since)
-    assert cache.lookup(["a"]) is None
+    assert cache.lookup(["a"]) == ({}, ["a"])
     since = cache.generation
     cache.store({k: row for k in "abcd"}, since=since)
     assert len(cache) == 3
-    assert cache.lookup(["a"]) is None
-    assert cache.lookup(["b", "d"]) == [row, row]
+    assert cache.lookup(["a", "b", "d"]) == ({"b": row, "d": row}, ["a"])
+
+
+def test_put_back_only_when_no_write_body_ran_since_the_take() -> None:
+    cache = RowCache()
+    row = tuple(range(26))
+    cache.store({"a": row, "b": row}, since=cache.generation)
+    generation, taken = cache.take(["a", "z"])
+    assert taken == {"a": row}
+    assert cache.lookup(["a"]) == ({}, ["a"])
+    assert cache.put_back(taken, generation=generation)
+    assert cache.lookup(["a"]) == ({"a": row}, [])
+    generation, taken = cache.take(["a"])
+    cache.invalidate(["q"])  # another write body ran after the take
+    assert not cache.put_back(taken, generation=generation)
+    assert cache.lookup(["a"]) == ({}, ["a"])
+
+
+async def test_access_updates_are_written_through_equal_to_duckdb(
+    store: DuckDBRecordStore,
+) -> None:
+    await store.put([record(i) for i in range(6)])
+    ids = [record(i).id for i in range(6)]
+    await store.get(ids)  # warm
+    cache = store.database.record_rows
+    for n in range(3):
+        await store.record_accesses(ids[:3], [0.25 + n / 10] * 3, T0 + timedelta(hours=n + 1))
+        assert cache.lookup(ids)[1] == []  # written through, not evicted
+        got = await store.get(ids)
+        assert got == await _uncached(store, ids)
+        assert [r.lifecycle.access_count for r in got] == [n + 1] * 3 + [0] * 3
+        await store.get(ids)  # re-warm (the uncached read dropped them)
+
+
+async def test_rolled_back_access_write_leaves_no_row_in_the_cache(
+    store: DuckDBRecordStore,
+) -> None:
+    await store.put([record(i) for i in range(3)])
+    ids = [record(i).id for i in range(3)]
+    await store.get(ids)
+    before = await store.get(ids)
+    # In one group with a failing put: the group rolls back and each call re-runs alone; the
+    # access call then fails too (at is before creation), so nothing may be written through.
+    failed = await asyncio.gather(
+        store.record_accesses(ids, [0.9] * 3, T0 - timedelta(days=1)),
+        store.put([record(0)]),
+        return_exceptions=True,
+    )
+    assert isinstance(failed[0], InvalidArgumentError)
+    assert isinstance(failed[1], DuplicateIdError)
+    assert cache_rows(store, ids) == {}
+    assert await store.get(ids) == before == await _uncached(store, ids)
+    # A group rolled back by another call's error: the access call's re-run commits, and the
+    # cache then equals DuckDB.
+    await store.get(ids)
+    results = await asyncio.gather(
+        store.record_accesses(ids, [0.9] * 3, T0 + timedelta(hours=2)),
+        store.put([record(1)]),
+        return_exceptions=True,
+    )
+    assert results[0] is None
+    assert isinstance(results[1], DuplicateIdError)
+    got = await store.get(ids)
+    assert got == await _uncached(store, ids)
+    assert [r.lifecycle.access_count for r in got] == [1, 1, 1]
+
+
+def cache_rows(store: DuckDBRecordStore, ids: list[str]) -> dict[str, object]:
+    return dict(store.database.record_rows.lookup(ids)[0])
 
 
 def test_row_to_record_builds_equal_records() -> None:

@@ -12,6 +12,7 @@ from remem.errors import DuplicateIdError, InvalidArgumentError
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn, objects, register_rows
+from remem.stores.duckdb.row_cache import Row
 from remem.stores.duckdb.schema import RECORD_TYPES
 from remem.stores.record_checks import (
     check_accesses,
@@ -185,31 +186,39 @@ class DuckDBRecordStore(DuckDBStore):
         unique = list(dict.fromkeys(wanted))
         cache = self._db.record_rows
         await self._ready()
-        cached = cache.lookup(unique)
-        if cached is not None:
-            found = dict(zip(unique, cached, strict=True))
-            return [row_to_record(found[i]) for i in wanted]
+        since = cache.generation
+        found, missing = cache.lookup(unique)
+        if missing:
+            # Only the ids not held are read; if a write ran meanwhile, every id is re-read so
+            # the result is one committed state, never rows from before and after a write.
+            rows = await self._read_rows(missing)
+            if cache.generation != since:
+                since = cache.generation
+                rows = await self._read_rows(unique)
+                found = {}
+            fresh = {row[0]: row for row in rows}
+            cache.store(fresh, since=since)
+            found.update(fresh)
+            absent = [i for i in unique if i not in found]
+            if absent:
+                raise missing_error(absent, action="get")
+        return [row_to_record(found[i]) for i in wanted]
 
-        if len(unique) <= _LITERAL_IN_LIMIT:
+    async def _read_rows(self, ids: list[str]) -> list[tuple[Any, ...]]:
+        if len(ids) <= _LITERAL_IN_LIMIT:
             # A constant IN list is answered from the primary-key index (~4x faster at 10k
             # rows than the join a bound list makes, which decodes every row's columns).
             # Ids are validated strings, quoted the SQL way.
-            listed = ", ".join("'" + i.replace("'", "''") + "'" for i in unique)
+            listed = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
             sql, params = f"SELECT {_COLS} FROM memory_records WHERE id IN ({listed})", []
         else:
             sql = f"SELECT {_COLS} FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))"
-            params = [unique]
+            params = [ids]
 
         def work(conn: Conn) -> list[tuple[Any, ...]]:
             return conn.execute(sql, params).fetchall()
 
-        since = cache.generation
-        found = {row[0]: row for row in await self._read(work, action="get")}
-        cache.store(found, since=since)
-        missing = [i for i in unique if i not in found]
-        if missing:
-            raise missing_error(missing, action="get")
-        return [row_to_record(found[i]) for i in wanted]
+        return await self._read(work, action="get")
 
     async def scan(
         self,
@@ -317,12 +326,13 @@ class DuckDBRecordStore(DuckDBStore):
         if not id_list:
             return
         at_us = to_micros(when)
+        assert at_us is not None  # check_accesses returned a datetime
         arrays = {"id": objects(list(id_list)), "score": np.asarray(scores, dtype=np.float64)}
 
         cache = self._db.record_rows
 
-        def work(conn: Conn) -> None:
-            cache.invalidate(id_list)
+        def work(conn: Conn) -> tuple[int, dict[str, Row]]:
+            taken = cache.take(id_list)
             conn.register("remem_acc", arrays)
             try:
                 missing = _missing(conn, "remem_acc")
@@ -346,8 +356,15 @@ class DuckDBRecordStore(DuckDBStore):
                 )
             finally:
                 conn.unregister("remem_acc")
+            return taken
 
-        await self._tx(work, action="record_accesses")
+        generation, taken = await self._tx(work, action="record_accesses")
+        # Committed: write the same update through to the rows the body took out of the cache.
+        new_score = dict(zip(id_list, arrays["score"].tolist(), strict=True))
+        cache.put_back(
+            {i: _accessed(row, float(new_score[i]), at_us) for i, row in taken.items()},
+            generation=generation,
+        )
 
     async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None:
         at_us = to_micros(check_supersede(old_id, new_id, at))
@@ -468,3 +485,17 @@ class DuckDBRecordStore(DuckDBStore):
             return int(row[0]) if row else 0
 
         return await self._tx(work, action="delete")
+
+
+_BASE, _REFERENCE, _ACCESSED, _COUNT = (
+    RECORD_COLUMNS.index(c)
+    for c in ("base_score", "score_reference_time", "accessed_at", "access_count")
+)
+
+
+def _accessed(row: Row, base_score: float, at_us: int) -> Row:
+    """``row`` after record_accesses' UPDATE (the same arithmetic, in Python)."""
+    out = list(row)
+    out[_BASE], out[_REFERENCE], out[_ACCESSED] = base_score, at_us, at_us
+    out[_COUNT] = row[_COUNT] + 1
+    return tuple(out)

@@ -16,7 +16,14 @@ write to ``memory_records`` goes through :class:`DuckDBRecordStore` on the file'
   since: a read that could have seen an uncommitted (or later rolled back) write, or that raced
   a write's invalidation, stores nothing;
 * check-and-store and bump-and-invalidate hold one lock (the worker and the loop are two
-  threads).
+  threads);
+* write-through (``record_accesses`` only, whose new row values follow from the old row): the
+  write body :meth:`take` s its rows out (an invalidation that hands back what it removed) and,
+  once the transaction committed, the store puts the updated rows back with :meth:`put_back`
+  — only if no other write body ran since the take (then DuckDB holds exactly those values).
+  A rolled-back group re-runs the body, whose second take finds nothing to hand back.
+  Recall reinforces the records it returns, so without this the rows most likely to be read
+  again were the ones evicted after every access flush.
 
 Rows are stored as DuckDB returned them (tuples of plain values; metadata still JSON text), so
 every ``get`` builds fresh records and no caller shares a mutable dict with the cache. At most
@@ -55,27 +62,34 @@ class RowCache:
     def __len__(self) -> int:
         return len(self._rows)
 
-    def lookup(self, ids: Sequence[str]) -> list[Row] | None:
-        """The rows of ``ids`` in order if every one is held, else None."""
+    def lookup(self, ids: Sequence[str]) -> tuple[dict[str, Row], list[str]]:
+        """(the held rows of ``ids`` by id, the ids not held, in order)."""
         rows = self._rows
-        try:
-            return [rows[i] for i in ids]
-        except KeyError:
-            return None
+        held: dict[str, Row] = {}
+        missing: list[str] = []
+        for i in ids:
+            row = rows.get(i)
+            if row is None:
+                missing.append(i)
+            else:
+                held[i] = row
+        return held, missing
 
     def store(self, rows: dict[str, Row], *, since: int) -> None:
         """Keep ``rows`` if no write ran since ``generation`` was ``since``."""
-        if not rows or self.limit <= 0:
-            return
         with self._lock:
-            if self.generation != since:
-                return
-            held = self._rows
-            held.update(rows)
-            excess = len(held) - self.limit
-            if excess > 0:
-                for key in list(_first(held, excess)):
-                    del held[key]
+            self._keep(rows, since=since)
+
+    def _keep(self, rows: dict[str, Row], *, since: int) -> bool:
+        if not rows or self.limit <= 0 or self.generation != since:
+            return False
+        held = self._rows
+        held.update(rows)
+        excess = len(held) - self.limit
+        if excess > 0:
+            for key in list(_first(held, excess)):
+                del held[key]
+        return True
 
     def invalidate(self, ids: Iterable[str]) -> None:
         """Forget ``ids`` and make every read in flight skip storing (call before writing)."""
@@ -83,6 +97,19 @@ class RowCache:
             self.generation += 1
             for i in ids:
                 self._rows.pop(i, None)
+
+    def take(self, ids: Iterable[str]) -> tuple[int, dict[str, Row]]:
+        """:meth:`invalidate`, returning (the new generation, the rows it removed)."""
+        with self._lock:
+            self.generation += 1
+            taken = {i: row for i in ids if (row := self._rows.pop(i, None)) is not None}
+            return self.generation, taken
+
+    def put_back(self, rows: dict[str, Row], *, generation: int) -> bool:
+        """Store ``rows`` (the committed values of a write whose :meth:`take` returned
+        ``generation``) if no write body ran since; True if stored."""
+        with self._lock:
+            return self._keep(rows, since=generation)
 
 
 def _first(held: dict[str, Row], n: int) -> Iterable[str]:

@@ -78,10 +78,20 @@ _COLUMNS = (
     "id, kind, session_id, turn_number, user_message, assistant_message, text, created_at_us, "
     "metadata, search_text"
 )
+# bm25 ranking in two steps: every match's (seq, score) is materialised from the FTS index
+# alone, then only rows scoring at least the limit-th best score are joined to episodic_items
+# for the tie-break columns and the text. Joining every match before sorting (the direct form)
+# read each matching row's text — measured at 10k notes with ~1k matches per chat query, 2-4x
+# slower. Same rows in the same order: ties at the cut are all kept, then ordered and limited.
+# {filter} narrows the matches (session, time) before the cut.
 _HIT = (
-    "SELECT i.id, i.kind, i.session_id, i.turn_number, i.text, -bm25(episodic_fts) AS score, "
-    "i.created_at_us, i.metadata FROM episodic_fts JOIN episodic_items AS i "
-    "ON i.seq = episodic_fts.rowid WHERE episodic_fts MATCH ?"
+    "WITH m AS MATERIALIZED (SELECT episodic_fts.rowid AS seq, -bm25(episodic_fts) AS score "
+    "FROM episodic_fts{join} WHERE episodic_fts MATCH ?{filter}), "
+    "cut AS (SELECT score FROM m ORDER BY score DESC LIMIT 1 OFFSET ?) "
+    "SELECT i.id, i.kind, i.session_id, i.turn_number, i.text, m.score, i.created_at_us, "
+    "i.metadata FROM m JOIN episodic_items AS i ON i.seq = m.seq "
+    "WHERE m.score >= coalesce((SELECT score FROM cut), -1e308) "
+    "ORDER BY m.score DESC, i.created_at_us DESC, i.id LIMIT ?"
 )
 
 _Row = tuple[Any, ...]
@@ -322,19 +332,20 @@ def _plan(
     terms = query_terms(query)
     if not terms or limit == 0:
         return None
-    sql = _HIT
     params: list[object] = [fts5_match(terms)]
+    where = ""
     if session_id is not None:
-        sql += " AND i.session_id = ?"
+        where += " AND i.session_id = ?"
         params.append(session_id)
     if since is not None:
-        sql += " AND i.created_at_us >= ?"
+        where += " AND i.created_at_us >= ?"
         params.append(to_micros(since))
     if until is not None:
-        sql += " AND i.created_at_us < ?"
+        where += " AND i.created_at_us < ?"
         params.append(to_micros(until))
-    sql += " ORDER BY score DESC, i.created_at_us DESC, i.id LIMIT ?"
-    params.append(limit)
+    join = " JOIN episodic_items AS i ON i.seq = episodic_fts.rowid" if where else ""
+    sql = _HIT.format(join=join, filter=where)
+    params += [limit - 1, limit]
     return sql, params
 
 
