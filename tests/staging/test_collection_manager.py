@@ -100,6 +100,28 @@ async def test_add_query_and_floors(vector_store: VectorStore) -> None:
         assert [m.id for m in only_long] == ["m9"]
 
 
+async def test_query_scores_is_query_without_the_payload(vector_store: VectorStore) -> None:
+    embedder = HashingEmbedder()
+    async with CollectionManager(vector_store, embedder) as manager:
+        records = [record(i, t) for i, t in enumerate(TEXTS)]
+        records += [record(10 + i, t, MemoryStage.LONG_TERM) for i, t in enumerate(TEXTS)]
+        await manager.add(records)  # the same texts in two stages: cross-stage score ties
+        queries = np.stack(
+            [await embedder.embed_query(q) for q in ("Lisbon job", "my dog", "nothing at all")]
+        )
+        stages = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM)
+        for k, floors in ((3, None), (20, None), (4, {MemoryStage.LONG_TERM: 1.0}), (0, None)):
+            full = await manager.query(queries, k=k, stages=stages, floors=floors)
+            bare = await manager.query_scores(queries, k=k, stages=stages, floors=floors)
+            assert [[(m.id, m.score, m.stage) for m in r] for r in full] == [
+                [(h.id, h.score, h.stage) for h in r] for r in bare
+            ], (k, floors)
+        [top] = await manager.query_scores(queries[0], k=2, where={"stage": "long_term"})
+        assert [h.stage for h in top] == [MemoryStage.LONG_TERM, MemoryStage.LONG_TERM]
+        with pytest.raises(InvalidArgumentError):
+            await manager.query_scores(queries, k=-1)
+
+
 async def test_move_never_reembeds_and_keeps_the_vector(vector_store: VectorStore) -> None:
     embedder = CountingEmbedder()
     async with CollectionManager(vector_store, embedder) as manager:

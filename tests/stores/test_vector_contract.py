@@ -25,7 +25,7 @@ from remem.stores.filters import matches, parse_where
 from remem.stores.hnsw import HnswConfig, HnswVectorStore
 from remem.stores.memory_vector import MemoryVectorStore
 from remem.stores.postgres.vector import PgVectorConfig, PgVectorStore
-from remem.stores.vector import VectorStore
+from remem.stores.vector import ScoredId, VectorStore
 
 Factory = Callable[[int], Awaitable[VectorStore]]
 BACKENDS = ["hnsw", "hnsw-graph", "simple", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -290,3 +290,81 @@ async def test_use_after_close_is_typed(store: VectorStore) -> None:
         await store.query("c", vecs(1)[0])
     with pytest.raises(StoreClosedError):
         await store.add("c", ["a"], vecs(1))
+
+
+# -- query_ids: query's ids and scores without the payload --------------------------------------
+
+
+async def same_as_query(
+    store: VectorStore, queries: Any, k: int, where: dict[str, Any] | None = None, coll: str = "c"
+) -> list[list[tuple[str, float]]]:
+    """query_ids(...) and query(...) agree exactly (ids, scores, order); returns the pairs."""
+    full = await store.query(coll, queries, k=k, where=where)
+    bare = await store.query_ids(coll, queries, k=k, where=where)
+    assert all(isinstance(h, ScoredId) for r in bare for h in r)
+    pairs = [[(h.id, h.score) for h in r] for r in bare]
+    assert pairs == [[(m.id, m.score) for m in r] for r in full], (k, where)
+    return pairs
+
+
+async def test_query_ids_ties_order_and_cut_like_query(store: VectorStore) -> None:
+    base = np.array([[1, 0, 0, 0, 0, 0, 0, 0]], dtype=np.float32)
+    other = np.array([[0.6, 0.8, 0, 0, 0, 0, 0, 0]], dtype=np.float32)
+    matrix = np.concatenate([base, base, other, base * 3, -base])
+    await store.add("c", ["b", "a", "d", "c", "e"], matrix, documents=["B", "A", "D", "C", "E"])
+    for k in (1, 2, 3, 4, 5):
+        [pairs] = await same_as_query(store, base[0], k)
+        assert [i for i, _ in pairs] == ["a", "b", "c", "d", "e"][:k]
+    batch = await same_as_query(store, np.concatenate([base, -base, other]), 2)
+    assert [[i for i, _ in r] for r in batch] == [["a", "b"], ["e", "d"], ["d", "a"]]
+
+
+async def test_query_ids_filters_and_k_beyond_size_like_query(store: VectorStore) -> None:
+    n = 40
+    metas: list[dict[str, object]] = [
+        {"group": "xyz"[i % 3], "n": i, "flag": i % 2 == 0, **({"tag": "t"} if i % 5 else {})}
+        for i in range(n)
+    ]
+    v = vecs(n, seed=3)
+    ids = [f"id{i:02d}" for i in range(n)]
+    await store.add("c", ids, v, documents=[f"doc {i}" for i in ids], metadatas=metas)
+    for where in [None, *WHERES, {"group": "nothing"}]:
+        node = parse_where(where)
+        eligible = {ids[i] for i in range(n) if matches(node, metas[i])}
+        for k in (3, n + 25):
+            [pairs] = await same_as_query(store, v[5], k, where)
+            assert len(pairs) == min(k, len(eligible)), (where, k)
+            assert {i for i, _ in pairs} <= eligible
+    await same_as_query(store, v[:4], n + 1, {"flag": True})
+
+
+async def test_query_ids_on_empty_collections_and_errors(store: VectorStore) -> None:
+    v = vecs(3)
+    assert await same_as_query(store, v[0], 5) == [[]]
+    assert await same_as_query(store, v[:2], 5, {"group": "x"}) == [[], []]
+    await store.add("c", ["a", "b", "c"], v)
+    assert await store.delete("c", ["a", "b", "c"]) == 3
+    assert await same_as_query(store, v, 10) == [[], [], []]
+    with pytest.raises(NotFoundError):
+        await store.query_ids("missing", v[0], k=1)
+    with pytest.raises(DimensionMismatchError):
+        await store.query_ids("c", [1.0, 2.0], k=1)
+    with pytest.raises(InvalidArgumentError):
+        await store.query_ids("c", v[0], k=-1)
+
+
+@pytest.mark.parametrize("threshold", [0, 10_000])
+async def test_query_ids_like_query_on_every_search_path(
+    make_store: Factory, threshold: int
+) -> None:
+    """Approximate (threshold 0) and exact paths; after upserts and deletes too."""
+    store = await make_store(threshold)
+    await store.create_collection("c", model_name="m", dimension=D)
+    n = 400
+    v = vecs(n, seed=11)
+    ids = [f"{i:04d}" for i in range(n)]
+    await store.add("c", ids, v, metadatas=[{"rare": i % 97 == 0, "half": i % 2} for i in range(n)])
+    await store.upsert("c", ids[:20], v[20:40])  # duplicates of other rows' vectors: score ties
+    await store.delete("c", ids[100:120])
+    for where, k in ((None, 10), ({"rare": True}, 10), ({"half": 1}, 25), (None, n + 5)):
+        await same_as_query(store, v[[3, 42, 250]], k, where)

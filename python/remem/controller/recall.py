@@ -3,9 +3,10 @@
 For a batch of queries sharing the same options (``recall`` is a batch of one, so ``recall`` and
 ``recall_many`` give identical results):
 
-1. **vector** — ONE ``CollectionManager.query`` with the (q, d) batch over the requested staged
-   collections (each stage's similarity floor applied; the vector store runs the native batched
-   top-k), ``where`` = the caller's ``filters``;
+1. **vector** — ONE ``CollectionManager.query_scores`` with the (q, d) batch over the requested
+   staged collections (each stage's similarity floor applied; the vector store runs the native
+   batched top-k and returns ids and scores only — no document/metadata read), ``where`` = the
+   caller's ``filters``;
 2. **fulltext** — per query, the episodic store's BM25 (SQLite FTS5) or ts_rank (PostgreSQL)
    in ONE ``search_many`` batch (SQLite runs it on parallel read-only connections, PostgreSQL
    on its pool) over turns and memory notes (``remember`` writes a note with the memory's id,
@@ -65,7 +66,7 @@ from remem.models import (
     ScoredMemory,
 )
 from remem.models.base import trusted
-from remem.staging import STAGED, CollectionManager, StagedMatch, record_metadata
+from remem.staging import STAGED, CollectionManager, StagedScore, record_metadata
 from remem.stores.episodic import EpisodicStore, search_many
 from remem.stores.filters import Filter, matches
 from remem.stores.records import RecordStore
@@ -130,10 +131,11 @@ class RecallPipeline:
         depth = max(options.k, self.config.candidates)
         staged = [s for s in options.memory_stages if s in STAGED]
 
-        async def vector_hits() -> list[list[StagedMatch]]:
+        async def vector_hits() -> list[list[StagedScore]]:
             if not staged or "vector" not in options.sources:
                 return [[] for _ in queries]
-            return await self.collections.query(
+            # Ids and scores only: the records are read from the record store below.
+            return await self.collections.query_scores(
                 vectors, k=depth, stages=staged, where=options.where
             )
 
@@ -214,7 +216,7 @@ class RecallPipeline:
 
     def _rank(
         self,
-        vec: Sequence[StagedMatch],
+        vec: Sequence[StagedScore],
         text: Sequence[EpisodicHit],
         graph: Sequence[GraphHit],
         records: Mapping[str, MemoryRecord],

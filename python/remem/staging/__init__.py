@@ -8,6 +8,7 @@ from remem.staging.manager import (
     STAGED,
     CollectionManager,
     StagedMatch,
+    StagedScore,
     StagingConfig,
     record_metadata,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "MoveJournal",
     "PendingMove",
     "StagedMatch",
+    "StagedScore",
     "StagingConfig",
     "record_metadata",
 ]

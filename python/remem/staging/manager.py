@@ -17,6 +17,7 @@ import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +28,8 @@ from remem.models import MemoryRecord, MemoryStage, VectorItem
 from remem.staging.journal import MemoryMoveJournal, MoveJournal, PendingMove
 from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.vector import VectorStore, Where
+
+M = TypeVar("M", "StagedMatch", "StagedScore")
 
 STAGED: tuple[MemoryStage, ...] = (
     MemoryStage.SHORT_TERM,
@@ -71,6 +74,15 @@ class StagedMatch:
     stage: MemoryStage
     document: str | None
     metadata: Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class StagedScore:
+    """A :meth:`CollectionManager.query_scores` result: id, score and stage, no payload."""
+
+    id: str
+    score: float
+    stage: MemoryStage
 
 
 def record_metadata(record: MemoryRecord) -> dict[str, object]:
@@ -234,34 +246,91 @@ class CollectionManager(StoreLifecycle):
 
         ``vectors`` is one query (d,) or a batch (q, d); the result has one list per query.
         """
+        per_stage = await self._per_stage(vectors, k, stages, where, payload=True)
+        return self._merge(
+            [
+                [
+                    [StagedMatch(m.id, m.score, stage, m.document, m.metadata) for m in ms]
+                    for ms in r
+                ]
+                for stage, r in per_stage
+            ],
+            vectors,
+            k,
+            floors,
+        )
+
+    async def query_scores(
+        self,
+        vectors: NDArray[np.float32],
+        *,
+        k: int = 10,
+        stages: Sequence[MemoryStage] = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM),
+        where: Where | None = None,
+        floors: Mapping[MemoryStage, float] | None = None,
+    ) -> list[list[StagedScore]]:
+        """:meth:`query` without documents and metadata: the same ids, scores, stages and order,
+        from the store's :meth:`~remem.stores.vector.VectorStore.query_ids` (recall reads the
+        records from the record store, so it needs nothing more)."""
+        per_stage = await self._per_stage(vectors, k, stages, where, payload=False)
+        return self._merge(
+            [
+                [[StagedScore(h.id, h.score, stage) for h in hs] for hs in r]
+                for stage, r in per_stage
+            ],
+            vectors,
+            k,
+            floors,
+        )
+
+    async def _per_stage(
+        self,
+        vectors: NDArray[np.float32],
+        k: int,
+        stages: Sequence[MemoryStage],
+        where: Where | None,
+        *,
+        payload: bool,
+    ) -> list[tuple[MemoryStage, list[list[Any]]]]:
+        """Each stage's raw results (``VectorMatch`` with payload, else ``ScoredId``)."""
         await self._ready()
         if k < 0:
             raise InvalidArgumentError(f"k is {k}; pass k >= 0")
-        q = np.asarray(vectors, dtype=np.float32)
-        batch = q if q.ndim == 2 else q[None, :]
-        effective = {**self.floors, **(floors or {})}
-        merged: list[list[StagedMatch]] = [[] for _ in range(batch.shape[0])]
         if k == 0:
-            return merged
+            return []
+        batch = _batch(vectors)
         chosen = list(dict.fromkeys(stages))
+        store = self.vector_store
+        search = store.query if payload else store.query_ids
         # Concurrently: an embedded store's worker runs them back to back, but the event loop
         # waits for one wake-up instead of one per stage.
-        per_stage = await asyncio.gather(
-            *(
-                self.vector_store.query(self.collection_for(stage), batch, k=k, where=where)
-                for stage in chosen
+        found: list[list[list[Any]]] = list(
+            await asyncio.gather(
+                *(search(self.collection_for(stage), batch, k=k, where=where) for stage in chosen)
             )
         )
-        for stage, results in zip(chosen, per_stage, strict=True):
-            floor = effective.get(stage, -1.0)
-            for out, matches in zip(merged, results, strict=True):
-                out.extend(
-                    StagedMatch(m.id, m.score, stage, m.document, m.metadata)
-                    for m in matches
-                    if m.score >= floor
-                )
-        return [sorted(out, key=lambda m: (-m.score, m.id))[:k] for out in merged]
+        return list(zip(chosen, found, strict=True))
+
+    def _merge(
+        self,
+        per_stage: list[list[list[M]]],
+        vectors: NDArray[np.float32],
+        k: int,
+        floors: Mapping[MemoryStage, float] | None,
+    ) -> list[list[M]]:
+        """Per query: every stage's hits above that stage's floor, by score (ties by id), top k."""
+        effective = {**self.floors, **(floors or {})}
+        merged: list[list[M]] = [[] for _ in range(_batch(vectors).shape[0])]
+        for results in per_stage:
+            for out, hits in zip(merged, results, strict=True):
+                out.extend(h for h in hits if h.score >= effective.get(h.stage, -1.0))
+        return [sorted(out, key=lambda h: (-h.score, h.id))[:k] for out in merged]
 
     async def count(self, stage: MemoryStage) -> int:
         await self._ready()
         return await self.vector_store.count(self.collection_for(stage))
+
+
+def _batch(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
+    q = np.asarray(vectors, dtype=np.float32)
+    return q if q.ndim == 2 else q[None, :]

@@ -18,7 +18,7 @@ from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.models.metadata import Scalar
 from remem.stores.filters import Filter, matches, parse_where
 from remem.stores.lifecycle import StoreLifecycle, StoreState
-from remem.stores.vector import Where
+from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
     check_ids,
@@ -193,6 +193,17 @@ class MemoryVectorStore(StoreLifecycle):
         col = self._get(collection)
         queries = for_metric(prepare_queries(col.info, vectors, k), col.info.metric)
         return self.search(col, queries, k, parse_where(where))
+
+    async def query_ids(
+        self,
+        collection: str,
+        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
+        *,
+        k: int = 10,
+        where: Where | None = None,
+    ) -> list[list[ScoredId]]:
+        found = await self.query(collection, vectors, k=k, where=where)
+        return [[ScoredId(m.id, m.score) for m in matches] for matches in found]
 
     def search(
         self, col: _Collection, queries: NDArray[np.float32], k: int, node: Filter | None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Protocol, Self, runtime_checkable
+from typing import NamedTuple, Protocol, Self, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,6 +14,13 @@ from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 Where = Mapping[str, object]
 """A metadata filter: {"field": value}, {"field": {"$gt": 3}}, {"$and": [...]}, {"$or": [...]}.
 Operators: $eq $ne $gt $gte $lt $lte $in $nin, combined with $and/$or. See remem.stores.filters."""
+
+
+class ScoredId(NamedTuple):
+    """One hit of :meth:`VectorStore.query_ids`: the item's id and its similarity score."""
+
+    id: str
+    score: float
 
 
 @runtime_checkable
@@ -28,7 +35,10 @@ class VectorStore(Protocol):
     ordered by score descending, ties by id ascending; unknown collections raise NotFoundError.
     ``query`` takes one vector (d,) or a batch (q, d) and returns one list per query, each with
     ``min(k, eligible items)`` matches (a filtered query never comes back short because of the
-    index). ``get`` returns the stored items among ``ids`` in the order asked, skipping unknown
+    index). ``query_ids`` is ``query`` without the payload: the same ids and scores in the same
+    order under the same ``k``, ``where`` and tie-break, as :class:`ScoredId` pairs — for callers
+    that read the records elsewhere (recall), so a backend need not load documents or metadata.
+    ``get`` returns the stored items among ``ids`` in the order asked, skipping unknown
     ids; ``delete`` returns how many of ``ids`` existed. ``where`` is the filter language of
     :mod:`remem.stores.filters`. Backends: HnswVectorStore (remem.stores.hnsw), PgVectorStore
     (remem.stores.postgres.vector), MemoryVectorStore (remem.stores.memory_vector).
@@ -74,6 +84,14 @@ class VectorStore(Protocol):
         k: int = 10,
         where: Where | None = None,
     ) -> list[list[VectorMatch]]: ...
+    async def query_ids(
+        self,
+        collection: str,
+        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
+        *,
+        k: int = 10,
+        where: Where | None = None,
+    ) -> list[list[ScoredId]]: ...
     async def count(self, collection: str, *, where: Where | None = None) -> int: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...

@@ -22,6 +22,7 @@ from remem.errors import (
 )
 from remem.models import CollectionInfo, Metric, VectorMatch, check_metadata, check_text
 from remem.models.metadata import Scalar
+from remem.stores.vector import ScoredId
 
 MAX_ID_LENGTH = 512
 
@@ -161,3 +162,8 @@ def check_reopen(existing: CollectionInfo, model_name: str, dimension: int, metr
 def ranked(matches: list[VectorMatch], k: int) -> list[VectorMatch]:
     """Score descending, ties by id ascending, at most ``k``."""
     return sorted(matches, key=lambda m: (-m.score, m.id))[:k]
+
+
+def ranked_ids(hits: list[ScoredId], k: int) -> list[ScoredId]:
+    """:func:`ranked` for :class:`~remem.stores.vector.ScoredId` pairs: the same order and cut."""
+    return sorted(hits, key=lambda h: (-h.score, h.id))[:k]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,14 +15,14 @@ from numpy.typing import NDArray
 from remem.errors import BackendError, DuplicateIdError, NotFoundError
 from remem.kernels import top_k
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
-from remem.models.base import trusted
 from remem.stores.filters import Filter, parse_where
-from remem.stores.hnsw import index_file
+from remem.stores.hnsw import index_file, results
 from remem.stores.hnsw.config import HnswConfig
+from remem.stores.hnsw.loaded import Loaded
 from remem.stores.hnsw.scan import ScanCache
-from remem.stores.hnsw.tables import CollectionRow, VectorTables
+from remem.stores.hnsw.tables import VectorTables
 from remem.stores.lifecycle import StoreLifecycle, StoreState
-from remem.stores.vector import Where
+from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
     check_ids,
@@ -31,32 +30,13 @@ from remem.stores.vector_input import (
     for_metric,
     prepare_batch,
     prepare_queries,
-    ranked,
 )
 from remem.stores.worker import BlockingWorker
 
 T = TypeVar("T")
-
-_ROW_CACHE_LIMIT = 200_000
-"""Most (id, document, metadata) rows a loaded collection keeps to answer queries from memory."""
-
-
-@dataclass(slots=True)
-class _Loaded:
-    """A collection's in-memory side: the id ↔ label maps, and lazily its hnswlib index (above
-    ``scan_threshold``, or once loaded) or its scan cache (at or below it)."""
-
-    row: CollectionRow
-    label_of: dict[str, int]
-    id_of: dict[int, str]
-    index: Any = None
-    scan: ScanCache | None = None
-    dirty: bool = False
-    status: str = "scan"
-    sorted_ids: list[str] | None = None  # cache for the exact path, cleared on every write
-    # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
-    # label) and a deleted label is never returned again, so entries never go stale.
-    rows: dict[int, tuple[str, str | None, dict[str, Any]]] = field(default_factory=dict)
+R = TypeVar("R")
+Finish = Callable[[Loaded, list[list[int]], Any, int], list[list[R]]]
+"""Turns picked labels and their scores into results (see :mod:`remem.stores.hnsw.results`)."""
 
 
 class HnswVectorStore(StoreLifecycle):
@@ -70,8 +50,11 @@ class HnswVectorStore(StoreLifecycle):
     ``exact_threshold`` items is an exact native top-k. Otherwise hnswlib answers
     (a filter becomes an hnswlib filter callback over the eligible labels), the candidates are
     rescored exactly, and if hnswlib finds fewer than ``k`` eligible items the query falls back
-    to the exact path — so filtered results are never short. Cosine collections index
-    unit-normalised vectors; DuckDB keeps the originals, which ``get`` returns.
+    to the exact path — so filtered results are never short. ``query`` reads each hit's
+    document and metadata (DuckDB, then a per-collection row cache); ``query_ids`` runs the same
+    search and takes ids from the in-memory label map, so it reads DuckDB only to evaluate a
+    filter. Cosine collections index unit-normalised vectors; DuckDB keeps the originals, which
+    ``get`` returns.
 
     Durability: each add/upsert/delete is one DuckDB transaction (WAL, fsync on commit) — once
     the call returns it survives an application crash and power loss. The scan tier's matrix
@@ -88,7 +71,7 @@ class HnswVectorStore(StoreLifecycle):
         self.config = config or HnswConfig()
         self._worker = BlockingWorker("vectors")
         self._tables: VectorTables | None = None
-        self._loaded: dict[str, _Loaded] = {}
+        self._loaded: dict[str, Loaded] = {}
         self._open_lock = asyncio.Lock()
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -265,7 +248,7 @@ class HnswVectorStore(StoreLifecycle):
 
         await self._call(run)
 
-    def _write_sync(self, state: _Loaded, batch: Batch, *, replace: bool) -> None:
+    def _write_sync(self, state: Loaded, batch: Batch, *, replace: bool) -> None:
         tables, row = self._db(), state.row
         old = {i: state.label_of[i] for i in batch.ids if i in state.label_of}
         if old and not replace:
@@ -372,18 +355,38 @@ class HnswVectorStore(StoreLifecycle):
         k: int = 10,
         where: Where | None = None,
     ) -> list[list[VectorMatch]]:
+        return await self._search(collection, vectors, k, where, self._matches)
+
+    async def query_ids(
+        self,
+        collection: str,
+        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
+        *,
+        k: int = 10,
+        where: Where | None = None,
+    ) -> list[list[ScoredId]]:
+        return await self._search(collection, vectors, k, where, results.scored_ids)
+
+    async def _search(
+        self, collection: str, vectors: object, k: int, where: Where | None, finish: Finish[R]
+    ) -> list[list[R]]:
         node = parse_where(where)
 
-        def run() -> list[list[VectorMatch]]:
+        def run() -> list[list[R]]:
             state = self._state_of(collection)
-            queries = prepare_queries(state.row.info, vectors, k)
-            return self._query_sync(state, for_metric(queries, state.row.info.metric), k, node)
+            queries = for_metric(prepare_queries(state.row.info, vectors, k), state.row.info.metric)
+            return self._query_sync(state, queries, k, node, finish)
 
         return await self._call(run)
 
     def _query_sync(
-        self, state: _Loaded, queries: NDArray[np.float32], k: int, node: Filter | None
-    ) -> list[list[VectorMatch]]:
+        self,
+        state: Loaded,
+        queries: NDArray[np.float32],
+        k: int,
+        node: Filter | None,
+        finish: Finish[R],
+    ) -> list[list[R]]:
         eligible = None if node is None else self._db().eligible_labels(state.row.cid, node)
         size = len(state.label_of) if eligible is None else len(eligible)
         if size == 0:
@@ -392,23 +395,24 @@ class HnswVectorStore(StoreLifecycle):
             labels, scores = self._scan_of(state).search(
                 queries, k, eligible, self.config.exact_threshold
             )
-            return self._materialise(state, labels, scores, k)
+            return finish(state, labels, scores, k)
         self._index_of(state)
         if size <= self.config.exact_threshold:
-            return self._exact(state, queries, k, eligible)
-        results = self._approximate(state, queries, k, eligible)
+            return self._exact(state, queries, k, eligible, finish)
+        found = self._approximate(state, queries, k, eligible, finish)
         want = min(k, size)
-        if any(len(r) < want for r in results):
-            return self._exact(state, queries, k, eligible)
-        return results
+        if any(len(r) < want for r in found):
+            return self._exact(state, queries, k, eligible, finish)
+        return found
 
     def _exact(
         self,
-        state: _Loaded,
+        state: Loaded,
         queries: NDArray[np.float32],
         k: int,
         eligible: NDArray[np.int64] | None,
-    ) -> list[list[VectorMatch]]:
+        finish: Finish[R],
+    ) -> list[list[R]]:
         # Rows sorted by id, so the kernel's "ties to the lower index" is "ties by id".
         if eligible is None:
             if state.sorted_ids is None:
@@ -420,15 +424,16 @@ class HnswVectorStore(StoreLifecycle):
         matrix = np.asarray(state.index.get_items(labels, return_type="numpy"), dtype=np.float32)
         idx, scores = top_k(queries, matrix, k, metric="dot")
         picked = [[labels[int(i)] for i in row] for row in np.atleast_2d(idx)]
-        return self._materialise(state, picked, np.atleast_2d(scores), k)
+        return finish(state, picked, np.atleast_2d(scores), k)
 
     def _approximate(
         self,
-        state: _Loaded,
+        state: Loaded,
         queries: NDArray[np.float32],
         k: int,
         eligible: NDArray[np.int64] | None,
-    ) -> list[list[VectorMatch]]:
+        finish: Finish[R],
+    ) -> list[list[R]]:
         index = state.index
         size = len(state.label_of) if eligible is None else len(eligible)
         fetch = min(size, k * self.config.overfetch)
@@ -455,37 +460,15 @@ class HnswVectorStore(StoreLifecycle):
                 scores.append(vecs @ q)
             else:
                 scores.append(np.zeros(0, dtype=np.float32))
-        return self._materialise(state, picked, scores, k)
+        return finish(state, picked, scores, k)
 
-    def _materialise(
-        self, state: _Loaded, picked: list[list[int]], scores: Any, k: int
+    def _matches(
+        self, state: Loaded, picked: list[list[int]], scores: Any, k: int
     ) -> list[list[VectorMatch]]:
-        rows = state.rows
-        wanted = sorted({label for labels in picked for label in labels if label not in rows})
-        if wanted:
-            if len(rows) + len(wanted) > _ROW_CACHE_LIMIT:
-                rows.clear()
-            rows.update(self._db().rows_by_label(state.row.cid, wanted))
-        out = []
-        for labels, row_scores in zip(picked, scores, strict=True):
-            matches = []
-            for label, score in zip(labels, row_scores, strict=False):
-                item_id, document, metadata = rows[label]
-                # Trusted: the row was validated when written; the metadata dict is copied so
-                # a caller changing it cannot change the row cache.
-                matches.append(
-                    trusted(
-                        VectorMatch,
-                        {
-                            "id": item_id,
-                            "score": float(score),
-                            "document": document,
-                            "metadata": dict(metadata),
-                        },
-                    )
-                )
-            out.append(ranked(matches, k))
-        return out
+        cid = state.row.cid
+        return results.matches(
+            state.rows, lambda wanted: self._db().rows_by_label(cid, wanted), picked, scores, k
+        )
 
     # -- loading and rebuilding ----------------------------------------------------------------
 
@@ -498,23 +481,23 @@ class HnswVectorStore(StoreLifecycle):
     def _needs_index(self, size: int) -> bool:
         return size > self.config.scan_threshold
 
-    def _state_of(self, name: str) -> _Loaded:
+    def _state_of(self, name: str) -> Loaded:
         state = self._loaded.get(name)
         if state is None:
             row = self._db().collection(name)
             pairs = self._db().labels(row.cid)
-            state = _Loaded(row, dict(pairs), {label: item_id for item_id, label in pairs})
+            state = Loaded(row, dict(pairs), {label: item_id for item_id, label in pairs})
             self._loaded[name] = state
         return state
 
-    def _scan_of(self, state: _Loaded) -> ScanCache:
+    def _scan_of(self, state: Loaded) -> ScanCache:
         if state.scan is None:
             row = state.row
             vectors, labels = self._db().vectors(row.cid, row.info.dimension)
             state.scan = ScanCache(for_metric(vectors, row.info.metric), labels)
         return state.scan
 
-    def _index_of(self, state: _Loaded) -> _Loaded:
+    def _index_of(self, state: Loaded) -> Loaded:
         """Load the collection's hnswlib index from its file, or rebuild it from DuckDB."""
         if state.index is None:
             row, count = state.row, len(state.label_of)

@@ -27,7 +27,7 @@ from remem.stores.postgres.vector_schema import (
     PgCollection,
     PgVectorConfig,
 )
-from remem.stores.vector import Where
+from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
     check_ids,
@@ -35,7 +35,6 @@ from remem.stores.vector_input import (
     for_metric,
     prepare_batch,
     prepare_queries,
-    ranked,
 )
 
 __all__ = ["MIGRATIONS", "PgVectorConfig", "PgVectorStore"]
@@ -377,11 +376,33 @@ class PgVectorStore(StoreLifecycle):
         k: int = 10,
         where: Where | None = None,
     ) -> list[list[VectorMatch]]:
+        found = await self._query(collection, vectors, k, where, payload=True)
+        return [
+            [VectorMatch(id=r[0], score=r[1], document=r[2], metadata=r[3]) for r in rows]
+            for rows in found
+        ]
+
+    async def query_ids(
+        self,
+        collection: str,
+        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
+        *,
+        k: int = 10,
+        where: Where | None = None,
+    ) -> list[list[ScoredId]]:
+        # The same plan as query(), selecting neither document nor metadata (no JSONB decode).
+        found = await self._query(collection, vectors, k, where, payload=False)
+        return [[ScoredId(r[0], r[1]) for r in rows] for rows in found]
+
+    async def _query(
+        self, collection: str, vectors: object, k: int, where: Where | None, *, payload: bool
+    ) -> list[list[tuple[Any, ...]]]:
+        """Per query, ranked rows ``(id, score)`` — plus ``document, metadata`` with payload."""
         node = parse_where(where)
         async with self._conn(f"querying collection {collection!r}") as conn:
             col = await self._collection(conn, collection)
             queries = for_metric(prepare_queries(col.info, vectors, k), col.info.metric)
-            return [await self._query_one(conn, col, q, k, node) for q in queries]
+            return [await self._query_one(conn, col, q, k, node, payload) for q in queries]
 
     async def _query_one(
         self,
@@ -390,7 +411,8 @@ class PgVectorStore(StoreLifecycle):
         q: NDArray[np.float32],
         k: int,
         node: Filter | None,
-    ) -> list[VectorMatch]:
+        payload: bool,
+    ) -> list[tuple[Any, ...]]:
         if col.info.count == 0:
             return []
         exact = (
@@ -399,10 +421,10 @@ class PgVectorStore(StoreLifecycle):
         )
         if not exact:
             fetch = k * self.config.overfetch
-            rows = await self._search(conn, col, q, fetch, node, exact=False)
+            rows = await self._search(conn, col, q, fetch, node, payload, exact=False)
             if len(rows) >= k or (node is None and len(rows) >= col.info.count):
-                return ranked(rows, k)
-        return ranked(await self._search(conn, col, q, k, node, exact=True), k)
+                return _ranked_rows(rows, k)
+        return _ranked_rows(await self._search(conn, col, q, k, node, payload, exact=True), k)
 
     async def _search(
         self,
@@ -411,9 +433,10 @@ class PgVectorStore(StoreLifecycle):
         q: NDArray[np.float32],
         limit: int,
         node: Filter | None,
+        payload: bool,
         *,
         exact: bool,
-    ) -> list[VectorMatch]:
+    ) -> list[tuple[Any, ...]]:
         cond, params = compile_postgres(node, "metadata")
         async with conn.transaction():
             if exact:
@@ -426,9 +449,10 @@ class PgVectorStore(StoreLifecycle):
                     await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                 order = sql.SQL("embedding <#> %s::vector")
             text = vector_text(q)
+            columns = ", document, metadata" if payload else ""
             query = (
                 sql.SQL(
-                    "SELECT id, document, metadata, -(embedding <#> %s::vector) FROM {} WHERE "
+                    "SELECT id, -(embedding <#> %s::vector)" + columns + " FROM {} WHERE "
                 ).format(col.table)
                 + sql.SQL(cond)
                 + sql.SQL(" ORDER BY ")
@@ -437,4 +461,9 @@ class PgVectorStore(StoreLifecycle):
             )
             cur = await conn.execute(query, [text, *params, text, limit])
             rows = await cur.fetchall()
-        return [VectorMatch(id=r[0], score=float(r[3]), document=r[1], metadata=r[2]) for r in rows]
+        return [(r[0], float(r[1]), *r[2:]) for r in rows]
+
+
+def _ranked_rows(rows: list[tuple[Any, ...]], k: int) -> list[tuple[Any, ...]]:
+    """:func:`~remem.stores.vector_input.ranked` over ``(id, score, ...)`` rows."""
+    return sorted(rows, key=lambda r: (-r[1], r[0]))[:k]

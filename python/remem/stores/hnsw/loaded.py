@@ -1,0 +1,30 @@
+"""A collection of HnswVectorStore as held in memory while the store is open."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from remem.stores.hnsw.scan import ScanCache
+from remem.stores.hnsw.tables import CollectionRow
+
+Row = tuple[str, str | None, dict[str, Any]]
+"""A cached (id, document, metadata) row of one label."""
+
+
+@dataclass(slots=True)
+class Loaded:
+    """A collection's in-memory side: the id ↔ label maps, and lazily its hnswlib index (above
+    ``scan_threshold``, or once loaded) or its scan cache (at or below it)."""
+
+    row: CollectionRow
+    label_of: dict[str, int]
+    id_of: dict[int, str]
+    index: Any = None
+    scan: ScanCache | None = None
+    dirty: bool = False
+    status: str = "scan"
+    sorted_ids: list[str] | None = None  # cache for the exact path, cleared on every write
+    # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
+    # label) and a deleted label is never returned again, so entries never go stale.
+    rows: dict[int, Row] = field(default_factory=dict)
