@@ -20,15 +20,22 @@
 //! (≤ m · 2⁻⁵³ · Σv), so a fix is never made on a near-tie. The Python reference repeats these
 //! operations one for one, so both fix the same items.
 
+use std::cmp::Reverse;
+
 /// Items (cost ≥ 1, value > 0, each cost ≤ `cap`) → `(fixed_in, free)`, positions ascending.
 ///
 /// When all items fit together nothing is fixed (everything is free).
 pub fn fix_variables(items: &[(usize, f64)], cap: usize) -> (Vec<usize>, Vec<usize>) {
     let m = items.len();
     let density: Vec<f64> = items.iter().map(|&(c, v)| v / c as f64).collect();
-    let mut order: Vec<usize> = (0..m).collect();
-    // Stable sort: equal densities keep index order.
-    order.sort_by(|&a, &b| density[b].total_cmp(&density[a]));
+    // Density desc, index asc. Densities are ≥ +0.0, where the IEEE bits order like the number.
+    let mut keyed: Vec<(Reverse<u64>, usize)> = density
+        .iter()
+        .enumerate()
+        .map(|(j, d)| (Reverse(d.to_bits()), j))
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|(_, j)| j).collect();
     let mut pc = Vec::with_capacity(m); // prefix costs in density order
     let mut pv = Vec::with_capacity(m); // prefix values in density order
     let (mut sc, mut sv) = (0usize, 0.0f64);
