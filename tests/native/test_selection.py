@@ -115,6 +115,40 @@ def test_approximation_above_cell_limit(
     assert got.total_value >= got.guarantee * exact.total_value - 1e-9
 
 
+@EXAMPLES
+@given(
+    st.lists(st.tuples(st.integers(1, 40), st.integers(1, 6)), max_size=30),
+    st.integers(0, 120),
+)
+def test_variable_fixing_keeps_the_unreduced_dp_choice(
+    items: list[tuple[int, int]], budget: int
+) -> None:
+    # Integer-valued floats sum exactly, so the unreduced DP faces the same ties as the reduced
+    # one: the chosen set must be the very same (values 1..6 make equal-value optima common).
+    costs = [c for c, _ in items]
+    values = [float(v) for _, v in items]
+    dp_items = [i for i in range(len(items)) if costs[i] <= budget]
+    if sum(costs[i] for i in dp_items) <= budget:
+        return  # the all-fit shortcut, no DP
+    unreduced = reference._exact([(costs[i], values[i]) for i in dp_items], budget)
+    want = [dp_items[j] for j in unreduced]
+    assert native.select_within_budget(costs, values, budget).tolist() == want
+    assert reference.select_within_budget(costs, values, budget).tolist() == want
+
+
+def test_variable_fixing_at_scale_matches_reference_and_unreduced_value() -> None:
+    rng = np.random.default_rng(5)
+    costs = rng.integers(20, 401, 400)
+    values = rng.random(400) * 10
+    got = native.select_within_budget_detailed(costs, values, 2000)
+    assert got.indices.tolist() == reference.select_within_budget(costs, values, 2000).tolist()
+    want = reference._exact(list(zip(costs.tolist(), values.tolist(), strict=True)), 2000)
+    assert got.total_value == pytest.approx(float(values[want].sum()), rel=1e-12)
+    fixed_in, free = reference._fix(list(zip(costs.tolist(), values.tolist(), strict=True)), 2000)
+    assert fixed_in  # the fixing does decide most items
+    assert len(free) < 100
+
+
 def test_approximate_reports_itself() -> None:
     rng = np.random.default_rng(3)
     costs = rng.integers(20, 400, 300)

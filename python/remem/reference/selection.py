@@ -20,7 +20,11 @@ index sets are identical — including among several optimal sets of equal value
    ``len(items) x (cap + 1) ≤ cell_limit`` the exact row DP runs: ``row[w] = 0``; for each item
    (c, v) in order, ``t = old[w - c] + v`` and the item is taken at w iff ``t > old[w]`` (strictly:
    on a tie the earlier items' solution is kept); reconstruction walks items backwards from
-   ``w = cap``. Method "exact".
+   ``w = cap``. Method "exact". Among optimal sets this picks the one that leaves out the
+   highest-index items first. Before the DP, LP-bound variable fixing (:func:`_fix`) decides most
+   items: the DP then runs only over the free items (index order) that fit the residual capacity
+   ``cap - Σ fixed-in costs``, and the result is the fixed-in items plus its choice. Every
+   optimal set agrees with the fixes, so the set chosen is the same as without them.
 7. Above ``cell_limit`` (default 2**27 cells) the result is the best — by total value summed in
    ascending index order, the earlier option winning ties — of
    a. an FPTAS: ``K = (Σ DP-item values) / (cell_limit // n - 1)``, profits ``floor(v / K)``
@@ -34,6 +38,7 @@ index sets are identical — including among several optimal sets of equal value
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -88,6 +93,60 @@ def _exact(items: list[tuple[int, float]], cap: int) -> list[int]:
             chosen.append(j)
             w -= c
     return chosen[::-1]
+
+
+def _fix(items: list[tuple[int, float]], cap: int) -> tuple[list[int], list[int]]:
+    """LP-bound variable fixing (Martello & Toth): ``(fixed_in, free)`` positions, ascending.
+
+    Items (cost ≥ 1, value > 0, cost ≤ cap) by density ``v / c`` descending, index ascending;
+    prefix costs ``pc`` and values ``pv`` (summed in that order). ``s`` = the critical position
+    (items whose prefix cost ≤ cap fit whole); if every item fits, nothing is fixed.
+    ``lp(w) = pv[k-1] + (w - pc[k-1]) * density[k]`` with ``k`` = items whose prefix cost ≤ w
+    (the empty prefix is 0; no fraction when ``k = m``) bounds every selection at capacity w.
+    ``lb`` = greedy-with-fill: ``pv[s-1]``, plus each later item (density order) that still fits.
+    ``tol = pv[m-1] * (1e-9 + 1e-15 * m)``. An item before ``s`` is fixed in when
+    ``lp(cap + c) - v + tol < lb`` (no selection without it reaches lb); one after ``s`` is fixed
+    out when ``v + lp(cap - c) + tol < lb``. The critical item stays free.
+    """
+    m = len(items)
+    density = [v / c for c, v in items]
+    order = sorted(range(m), key=lambda j: -density[j])
+    pc: list[int] = []
+    pv: list[float] = []
+    sc, sv = 0, 0.0
+    for j in order:
+        sc += items[j][0]
+        sv += items[j][1]
+        pc.append(sc)
+        pv.append(sv)
+    s = bisect.bisect_right(pc, cap)
+    if s >= m:
+        return [], list(range(m))
+
+    def lp(w: int) -> float:
+        k = bisect.bisect_right(pc, w)
+        whole, used = (pv[k - 1], pc[k - 1]) if k > 0 else (0.0, 0)
+        frac = float(w - used) * density[order[k]] if k < m else 0.0
+        return whole + frac
+
+    lb = pv[s - 1] if s > 0 else 0.0
+    room = cap - (pc[s - 1] if s > 0 else 0)
+    for j in order[s + 1 :]:
+        c, v = items[j]
+        if c <= room:
+            room -= c
+            lb += v
+    tol = pv[m - 1] * (1e-9 + 1e-15 * m)
+    fixed = [0] * m
+    for j in order[:s]:
+        c, v = items[j]
+        if lp(cap + c) - v + tol < lb:
+            fixed[j] = 1
+    for j in order[s + 1 :]:
+        c, v = items[j]
+        if v + lp(cap - c) + tol < lb:
+            fixed[j] = -1
+    return [j for j in range(m) if fixed[j] == 1], [j for j in range(m) if fixed[j] == 0]
 
 
 def _by_profit(items: list[tuple[int, int]], cap: int) -> list[int]:
@@ -166,8 +225,12 @@ def select_with_method(
     dp_items = [i for i in cands if cost_list[i] > 0]
     m = len(dp_items)
     if m * (cap + 1) <= cell_limit:
-        chosen = _exact([(cost_list[i], value_list[i]) for i in dp_items], cap)
-        return done(kept + zero + [dp_items[j] for j in chosen], "exact", 1.0)
+        items = [(cost_list[i], value_list[i]) for i in dp_items]
+        fixed_in, free = _fix(items, cap)
+        residual = cap - sum(items[j][0] for j in fixed_in)
+        free = [j for j in free if items[j][0] <= residual]
+        chosen = [free[k] for k in _exact([items[j] for j in free], residual)]
+        return done(kept + zero + [dp_items[j] for j in fixed_in + chosen], "exact", 1.0)
     options: list[list[int]] = []
     p_budget = max(cell_limit // m - 1, 0)
     step = math.inf
