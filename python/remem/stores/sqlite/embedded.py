@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -129,7 +130,7 @@ class EmbeddedDatabase:
             ) from exc
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _enable_wal(conn)
             conn.execute(f"PRAGMA synchronous = {self.durability.value.upper()}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("BEGIN IMMEDIATE")
@@ -203,3 +204,24 @@ def wrap_sqlite_error(exc: sqlite3.Error, action: str) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in str(exc):
         return DuplicateIdError(f"{action}: an id already exists ({exc}); use a new id")
     return BackendError(f"{action} failed in SQLite: {exc}")
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another process holds the lock.
+
+    Switching a fresh (rollback-journal) file to WAL needs an exclusive lock, and SQLite reports
+    "database is locked" at once instead of calling the busy handler when two processes open a
+    new database at the same moment (seen in the two-process test under load). So wait here,
+    with backoff, up to the same BUSY_TIMEOUT_MS every other lock wait gets.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)  # a real lock wait on another process, not simulated time
+        delay = min(delay * 2, 0.1)
