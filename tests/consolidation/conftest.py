@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 async def open_runtime(
-    tmp_path: Path, backend: dict[str, str], clock: ManualClock
+    tmp_path: Path, backend: dict[str, Any], clock: ManualClock
 ) -> AsyncIterator[OpenRuntime]:
     opened: list[remem.Runtime] = []
 

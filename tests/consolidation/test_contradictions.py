@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import remem
 from remem.consolidation import MemoryConsolidator
@@ -108,7 +108,7 @@ async def test_exclusive_relationship_superseded_and_history_kept(
     )
     t1 = T0 + timedelta(days=40)
 
-    def edge(rid: str, target: str, rtype: str, at: object, exclusive: bool) -> Relationship:
+    def edge(rid: str, target: str, rtype: str, at: datetime, exclusive: bool) -> Relationship:
         return Relationship(
             id=rid,
             source_id="e-ana",

@@ -196,6 +196,7 @@ async def test_runtime_records_rejection_and_brain_errors_and_keeps_the_turns(
         assert isinstance(rejected.error, ExtractionRejectedError)
         assert brain_failed.ids == (t2.id,)
         assert isinstance(brain_failed.error, BrainError)
+        assert c.transcript_store is not None
         entries = await c.transcript_store.get_entries("s")
         assert [e.id for e in entries] == [t1.id, t2.id]
         hits = await c.recall("locker code", stages=["episodic"])

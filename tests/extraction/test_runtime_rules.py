@@ -22,6 +22,7 @@ async def check_builds_memory(**options: Any) -> None:
         c = rt.controller
         turn = await c.record_turn("s", "I moved to Lisbon last month", "How exciting!")
         # the turn is in the transcript before its derived memory exists
+        assert c.transcript_store is not None
         assert [e.id for e in await c.transcript_store.get_entries("s")] == [turn.id]
         await c.flush_extraction()
         clock.advance(timedelta(minutes=5))

@@ -139,7 +139,7 @@ async def test_search_many_equals_search_per_query(store: EpisodicStore) -> None
     queries = ["coffee", "tea", "?!", "talk 3", "volcano", "the"] * 3
     search_many = store.search_many  # type: ignore[attr-defined]
     for kwargs in ({}, {"limit": 3}, {"session_id": "s2"}):
-        want = [[h.id for h in await store.search(q, **kwargs)] for q in queries]  # type: ignore[arg-type]
+        want = [[h.id for h in await store.search(q, **kwargs)] for q in queries]
         got = [[h.id for h in hits] for hits in await search_many(queries, **kwargs)]
         assert got == want
         assert any(got)

@@ -58,7 +58,7 @@ async def test_keyed_facts_are_live_keyed_records_in_validity_order(store: Recor
     assert [r.id for r in await store.keyed_facts(namespace="other")] == ["rec-00004"]
     assert await store.keyed_facts(attributes=[]) == []
     with pytest.raises(InvalidArgumentError):
-        await store.keyed_facts(subjects="user")  # type: ignore[arg-type]
+        await store.keyed_facts(subjects="user")
 
 
 async def test_supersede_many_is_one_all_or_nothing_batch(store: RecordStore) -> None:

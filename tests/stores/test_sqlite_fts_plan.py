@@ -21,8 +21,11 @@ _DIRECT = (
 )
 
 
-def _direct(path: Path, query: str, limit: int, session: str | None, since: datetime | None):
-    where, params = "", [fts5_match(query_terms(query))]
+def _direct(
+    path: Path, query: str, limit: int, session: str | None, since: datetime | None
+) -> list[tuple[object, ...]]:
+    where = ""
+    params: list[object] = [fts5_match(query_terms(query))]
     if session is not None:
         where += " AND i.session_id = ?"
         params.append(session)
