@@ -146,3 +146,40 @@ def check_key_values(values: Sequence[str] | None, field: str) -> list[str] | No
         if not isinstance(value, str) or not value:
             raise InvalidArgumentError(f"{field} must hold non-empty strings, got {value!r}")
     return out
+
+
+def keyed_fact_filter(
+    subjects: Sequence[str] | None,
+    attributes: Sequence[str] | None,
+    namespace: str | None,
+    *,
+    subject_expr: str,
+    attribute_expr: str,
+    in_list: str,
+    placeholder: str,
+) -> tuple[list[str], list[object]]:
+    """The WHERE clauses and parameters of ``keyed_facts`` for either SQL backend (checked here,
+    once): live, not deleted, keyed, optionally within ``subjects``/``attributes``/``namespace``.
+
+    ``in_list`` is the backend's "expression is in the list parameter" form with ``{expr}`` and
+    ``{p}`` holes (DuckDB ``list_contains({p}::VARCHAR[], {expr})``, PostgreSQL
+    ``{expr} = ANY({p}::text[])``); ``placeholder`` its parameter marker.
+    """
+    clauses = [
+        "superseded_by IS NULL",
+        "stage <> 'deleted'",
+        f"{subject_expr} IS NOT NULL",
+        f"{attribute_expr} IS NOT NULL",
+    ]
+    params: list[object] = []
+    for expr, values in (
+        (subject_expr, check_key_values(subjects, "subjects")),
+        (attribute_expr, check_key_values(attributes, "attributes")),
+    ):
+        if values is not None:
+            clauses.append(in_list.format(expr=expr, p=placeholder))
+            params.append(values)
+    if check_namespace(namespace) is not None:
+        clauses.append(f"namespace = {placeholder}")
+        params.append(namespace)
+    return clauses, params

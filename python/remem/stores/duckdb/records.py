@@ -16,11 +16,11 @@ from remem.stores.duckdb.row_cache import Row
 from remem.stores.duckdb.schema import RECORD_TYPES
 from remem.stores.record_checks import (
     check_accesses,
-    check_key_values,
     check_namespace,
     check_supersede,
     check_supersessions,
     check_updates,
+    keyed_fact_filter,
     kind_values,
     missing_error,
     stage_values,
@@ -442,23 +442,15 @@ class DuckDBRecordStore(DuckDBStore):
         attributes: Sequence[str] | None = None,
         namespace: str | None = None,
     ) -> list[MemoryRecord]:
-        clauses = [
-            "superseded_by IS NULL",
-            "stage <> 'deleted'",
-            f"{_SUBJECT} IS NOT NULL",
-            f"{_ATTRIBUTE} IS NOT NULL",
-        ]
-        params: list[Any] = []
-        for expr, values in (
-            (_SUBJECT, check_key_values(subjects, "subjects")),
-            (_ATTRIBUTE, check_key_values(attributes, "attributes")),
-        ):
-            if values is not None:
-                clauses.append(f"list_contains(?::VARCHAR[], {expr})")
-                params.append(values)
-        if check_namespace(namespace) is not None:
-            clauses.append("namespace = ?")
-            params.append(namespace)
+        clauses, params = keyed_fact_filter(
+            subjects,
+            attributes,
+            namespace,
+            subject_expr=_SUBJECT,
+            attribute_expr=_ATTRIBUTE,
+            in_list="list_contains({p}::VARCHAR[], {expr})",
+            placeholder="?",
+        )
         sql = (
             f"SELECT {_COLS} FROM memory_records WHERE {' AND '.join(clauses)} "
             f"ORDER BY namespace, {_SUBJECT}, {_ATTRIBUTE}, coalesce(valid_from, created_at), "

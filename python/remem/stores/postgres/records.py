@@ -14,11 +14,11 @@ from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_id
 from remem.stores.postgres.schema import GRAPH_MIGRATIONS, RECORD_MIGRATIONS
 from remem.stores.record_checks import (
     check_accesses,
-    check_key_values,
     check_namespace,
     check_supersede,
     check_supersessions,
     check_updates,
+    keyed_fact_filter,
     kind_values,
     missing_error,
     stage_values,
@@ -386,23 +386,15 @@ class PostgresRecordStore(PostgresStore):
         attributes: Sequence[str] | None = None,
         namespace: str | None = None,
     ) -> list[MemoryRecord]:
-        clauses = [
-            "superseded_by IS NULL",
-            "stage <> 'deleted'",
-            f"{_SUBJECT} IS NOT NULL",
-            f"{_ATTRIBUTE} IS NOT NULL",
-        ]
-        params: list[Any] = []
-        for expr, values in (
-            (_SUBJECT, check_key_values(subjects, "subjects")),
-            (_ATTRIBUTE, check_key_values(attributes, "attributes")),
-        ):
-            if values is not None:
-                clauses.append(f"{expr} = ANY(%s::text[])")
-                params.append(values)
-        if check_namespace(namespace) is not None:
-            clauses.append("namespace = %s")
-            params.append(namespace)
+        clauses, params = keyed_fact_filter(
+            subjects,
+            attributes,
+            namespace,
+            subject_expr=_SUBJECT,
+            attribute_expr=_ATTRIBUTE,
+            in_list="{expr} = ANY({p}::text[])",
+            placeholder="%s",
+        )
         sql = (
             f"SELECT {_COLS} FROM memory_records WHERE {' AND '.join(clauses)} "
             f'ORDER BY namespace COLLATE "C", {_SUBJECT} COLLATE "C", {_ATTRIBUTE} COLLATE "C", '
