@@ -5,9 +5,9 @@
 //!   feeds the byte-pair counter of the `bpe-openai` crate, whose vocabularies are compiled into
 //!   the binary (no file or network access at run time), through a cache of piece counts
 //!   (`exact`). [`count_one_crate`] is the crate's own regex-based path, kept as the test oracle.
-//! * [`estimate_tokens`] is a fast approximation of the `o200k_base` count: it splits the text the
-//!   way o200k's pre-tokenizer does (with a coarse, table-driven character classification) and
-//!   sums a calibrated cost per piece. The spec, and its measured error per kind of text, live in
+//! * [`estimate_tokens`] is a fast approximation of the `o200k_base` count: one pass over the UTF-8
+//!   bytes summing a calibrated cost per character, looked up by its byte class, the previous
+//!   character's class and its position in the run of same-class characters. The spec, and its measured error per kind of text, live in
 //!   `remem.reference.tokens`; `estimate` here must match that pure-Python twin exactly.
 
 mod classes;
@@ -64,6 +64,9 @@ impl Encoding {
 // 64 turns takes ~0.5 ms, >10x a pool wake-up. On the shared 2-core box (load ~7) two threads
 // gained nothing at any size, so the sweep could not place the crossover; 64 is the size where
 // the sequential time first dwarfs the fork/join overhead. Re-sweep on an idle machine.
+// The byte-trigram estimator is ~0.4 ns/byte (~0.7 µs per 1.7 KB chat turn, one core), so 64 turns
+// are ~45 µs, still several pool wake-ups: 10k turns measured 6.7 ms on one thread vs 3.5 ms on
+// two (REMEM_NUM_THREADS, best of 15, release).
 const COUNT_PAR_THRESHOLD: usize = 64;
 const ESTIMATE_PAR_THRESHOLD: usize = 64;
 
@@ -121,25 +124,18 @@ pub fn count_tokens<S: AsRef<str> + Sync>(texts: &[S], encoding: Encoding) -> Ve
 
 /// Estimated `o200k_base` token counts of every text, in order (see [`estimate_one`]).
 pub fn estimate_tokens<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<i64> {
+    estimate::init();
     parallel::run(
         texts.len(),
         ESTIMATE_PAR_THRESHOLD,
         || {
             texts
                 .par_iter()
-                .with_min_len(64)
-                .map_init(estimate::Scratch::default, |s, t| {
-                    estimate::estimate_with(s, t.as_ref())
-                })
+                .with_min_len(ESTIMATE_PAR_THRESHOLD / 2)
+                .map(|t| estimate_one(t.as_ref()))
                 .collect()
         },
-        || {
-            let mut scratch = estimate::Scratch::default();
-            texts
-                .iter()
-                .map(|t| estimate::estimate_with(&mut scratch, t.as_ref()))
-                .collect()
-        },
+        || texts.iter().map(|t| estimate_one(t.as_ref())).collect(),
     )
 }
 
