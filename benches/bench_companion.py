@@ -28,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from benches.bench_controller import NAMES as CONTROLLER_NAMES
+from benches.bench_controller import WORDS
 from remem import Runtime
 from remem.blocks import BlockEdit
 from remem.brains import ScriptedBrain
@@ -39,34 +41,7 @@ N = 1_000
 K = 50
 ANSWER = "Ana keeps the spare house key under the blue flowerpot"
 QUERY = "where is the spare house key"
-WORDS = [
-    "garden",
-    "river",
-    "coffee",
-    "piano",
-    "hiking",
-    "Lisbon",
-    "Porto",
-    "tennis",
-    "sushi",
-    "violin",
-    "library",
-    "museum",
-    "bicycle",
-    "kitchen",
-    "sister",
-    "brother",
-    "project",
-    "deadline",
-    "meeting",
-    "holiday",
-    "winter",
-    "summer",
-    "novel",
-    "recipe",
-    "train",
-]
-NAMES = ("Ana", "Maria", "Joao", "Pedro", "Lucia", "Tomas", "Ines", "Rui")
+NAMES = tuple(CONTROLLER_NAMES[:8])
 CONFIG = CompanionConfig(budget=2000, output_reserve=400, recall_k=K)
 
 
