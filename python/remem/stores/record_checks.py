@@ -183,3 +183,28 @@ def keyed_fact_filter(
         clauses.append(f"namespace = {placeholder}")
         params.append(namespace)
     return clauses, params
+
+
+def record_filter(
+    stages: list[str] | None,
+    kinds: list[str] | None,
+    namespace: str | None,
+    include_superseded: bool,
+    *,
+    in_list: str,
+    placeholder: str,
+) -> tuple[str, list[object]]:
+    """The WHERE text and parameters of a stage/kind/namespace listing for either SQL backend
+    (``in_list`` and ``placeholder`` as in :func:`keyed_fact_filter`); inputs already checked."""
+    clauses: list[str] = ["TRUE"]
+    params: list[object] = []
+    for column, values in (("stage", stages), ("kind", kinds)):
+        if values is not None:
+            clauses.append(in_list.format(expr=column, p=placeholder))
+            params.append(values)
+    if namespace is not None:
+        clauses.append(f"namespace = {placeholder}")
+        params.append(namespace)
+    if not include_superseded:
+        clauses.append("superseded_by IS NULL")
+    return " AND ".join(clauses), params

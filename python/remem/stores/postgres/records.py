@@ -21,6 +21,7 @@ from remem.stores.record_checks import (
     keyed_fact_filter,
     kind_values,
     missing_error,
+    record_filter,
     stage_values,
 )
 from remem.stores.record_rows import (
@@ -46,21 +47,15 @@ def _where(
     kinds: list[str] | None = None,
     namespace: str | None = None,
     include_superseded: bool = True,
-) -> tuple[str, list[Any]]:
-    clauses: list[str] = ["TRUE"]
-    params: list[Any] = []
-    if stages is not None:
-        clauses.append("stage = ANY(%s::text[])")
-        params.append(stages)
-    if kinds is not None:
-        clauses.append("kind = ANY(%s::text[])")
-        params.append(kinds)
-    if namespace is not None:
-        clauses.append("namespace = %s")
-        params.append(namespace)
-    if not include_superseded:
-        clauses.append("superseded_by IS NULL")
-    return " AND ".join(clauses), params
+) -> tuple[str, list[object]]:
+    return record_filter(
+        stages,
+        kinds,
+        namespace,
+        include_superseded,
+        in_list="{expr} = ANY({p}::text[])",
+        placeholder="%s",
+    )
 
 
 async def _temp_like(conn: AConn, name: str, columns: Sequence[str]) -> None:
