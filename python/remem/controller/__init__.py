@@ -7,7 +7,7 @@ from remem.controller.config import (
     ExtractionConfig,
     FusionConfig,
 )
-from remem.controller.controller import MemoryController, Telemetry
+from remem.controller.controller import MemoryController
 from remem.controller.extraction import (
     ExtractedEntity,
     ExtractedMemory,
@@ -19,6 +19,7 @@ from remem.controller.extraction import (
 from remem.controller.failures import BackgroundFailure
 from remem.controller.fusion import RankedList, reciprocal_rank_fusion, weighted_score_fusion
 from remem.controller.reinforcement import decay_rescore
+from remem.controller.telemetry import Telemetry
 from remem.controller.writes import MemorySpec
 
 __all__ = [

@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +40,7 @@ from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
+from remem.controller.telemetry import Telemetry
 from remem.controller.turns import TurnLog, check_session_id, check_turn, check_turns
 from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
@@ -62,12 +63,6 @@ from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore, Where
-
-
-class Telemetry(Protocol):
-    """Receives one event per controller operation (name, wall seconds, a few counts)."""
-
-    def record(self, operation: str, seconds: float, **fields: object) -> None: ...
 
 
 class MemoryController:

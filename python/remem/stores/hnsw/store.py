@@ -13,11 +13,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.errors import BackendError, DuplicateIdError, NotFoundError
-from remem.kernels import top_k
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.stores.filters import Filter, parse_where
 from remem.stores.hnsw import index_file, results
 from remem.stores.hnsw.config import HnswConfig
+from remem.stores.hnsw.index_search import Finish, approximate, exact
 from remem.stores.hnsw.loaded import Loaded
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import VectorTables
@@ -35,8 +35,6 @@ from remem.stores.worker import BlockingWorker
 
 T = TypeVar("T")
 R = TypeVar("R")
-Finish = Callable[[Loaded, list[list[int]], Any, int], list[list[R]]]
-"""Turns picked labels and their scores into results (see :mod:`remem.stores.hnsw.results`)."""
 
 
 class HnswVectorStore(StoreLifecycle):
@@ -398,69 +396,20 @@ class HnswVectorStore(StoreLifecycle):
             return finish(state, labels, scores, k)
         self._index_of(state)
         if size <= self.config.exact_threshold:
-            return self._exact(state, queries, k, eligible, finish)
-        found = self._approximate(state, queries, k, eligible, finish)
+            return exact(state, queries, k, eligible, finish)
+        found = approximate(
+            state,
+            queries,
+            k,
+            eligible,
+            finish,
+            overfetch=self.config.overfetch,
+            ef_search=self.config.index.ef_search,
+        )
         want = min(k, size)
         if any(len(r) < want for r in found):
-            return self._exact(state, queries, k, eligible, finish)
+            return exact(state, queries, k, eligible, finish)
         return found
-
-    def _exact(
-        self,
-        state: Loaded,
-        queries: NDArray[np.float32],
-        k: int,
-        eligible: NDArray[np.int64] | None,
-        finish: Finish[R],
-    ) -> list[list[R]]:
-        # Rows sorted by id, so the kernel's "ties to the lower index" is "ties by id".
-        if eligible is None:
-            if state.sorted_ids is None:
-                state.sorted_ids = sorted(state.label_of)
-            ids = state.sorted_ids
-        else:
-            ids = sorted(state.id_of[int(label)] for label in eligible)
-        labels = [state.label_of[i] for i in ids]
-        matrix = np.asarray(state.index.get_items(labels, return_type="numpy"), dtype=np.float32)
-        idx, scores = top_k(queries, matrix, k, metric="dot")
-        picked = [[labels[int(i)] for i in row] for row in np.atleast_2d(idx)]
-        return finish(state, picked, np.atleast_2d(scores), k)
-
-    def _approximate(
-        self,
-        state: Loaded,
-        queries: NDArray[np.float32],
-        k: int,
-        eligible: NDArray[np.int64] | None,
-        finish: Finish[R],
-    ) -> list[list[R]]:
-        index = state.index
-        size = len(state.label_of) if eligible is None else len(eligible)
-        fetch = min(size, k * self.config.overfetch)
-        index.set_ef(max(self.config.index.ef_search, fetch))
-        allowed = None if eligible is None else set(eligible.tolist())
-        picked: list[list[int]] = []
-        for q in queries:
-            try:
-                if allowed is None:
-                    found, _ = index.knn_query(q, k=fetch, num_threads=1)
-                else:
-                    found, _ = index.knn_query(
-                        q, k=fetch, num_threads=1, filter=allowed.__contains__
-                    )
-            except RuntimeError:  # hnswlib found fewer than `fetch`: let the caller go exact
-                picked.append([])
-                continue
-            picked.append([int(v) for v in found[0]])
-        # Rescore the candidates exactly so scores (and ties) match the exact path.
-        scores = []
-        for q, labels in zip(queries, picked, strict=True):
-            if labels:
-                vecs = np.asarray(index.get_items(labels, return_type="numpy"), dtype=np.float32)
-                scores.append(vecs @ q)
-            else:
-                scores.append(np.zeros(0, dtype=np.float32))
-        return finish(state, picked, scores, k)
 
     def _matches(
         self, state: Loaded, picked: list[list[int]], scores: Any, k: int
