@@ -64,6 +64,20 @@ async def test_protocol_and_exact_round_trip(store: RecordStore) -> None:
     assert got[0].lifecycle.accessed_at == rich[0].lifecycle.accessed_at  # microseconds kept
 
 
+async def test_small_and_bulk_puts_store_the_same_rows(store: RecordStore) -> None:
+    # DuckDB binds parameters for a few rows and scans a numpy view for a bulk batch: both
+    # must store exactly the same values (lists, JSON, unicode, microseconds, None).
+    rich = [rich_record(i) for i in range(20)]
+    plain = record(99, session_id=None, entity_ids=(), metadata={})
+    await store.put(rich[:1])
+    await store.put([*rich[1:3], plain])
+    await store.put(rich[3:])
+    assert await store.get([r.id for r in rich] + [plain.id]) == [*rich, plain]
+    with pytest.raises(DuplicateIdError, match="rich-19"):
+        await store.put([record(100), rich[19]])
+    assert await store.count() == 21
+
+
 async def test_non_utc_input_comes_back_as_the_same_instant_in_utc(store: RecordStore) -> None:
     tz = timezone(timedelta(hours=5, minutes=30))
     local = datetime(2024, 1, 1, 12, 0, 0, 654321, tzinfo=tz)

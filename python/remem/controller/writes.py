@@ -3,14 +3,18 @@
 The record store is the source of truth; the staged collection (vector) and the episodic note
 (full text) are indexes of it. So:
 
+* ``remember`` validates everything and embeds once *before* writing, then writes the record
+  and the vector (concurrently: two stores on two threads), then the note. If either of the
+  first two fails, what this call wrote of them is undone; if the note fails, both are; the
+  original error is re-raised (a failed compensation is recorded in ``failures()``). Concurrent
+  ``remember`` calls are group-committed by a :class:`WriteBatcher`: everything queued while a
+  batch is being written goes out as the next batch (one transaction per store), each call
+  keeping its own all-or-nothing outcome. Entities named by ``entities=`` are resolved and
+  upserted first: the graph has no delete, so a later failure can leave an unlinked entity
+  (harmless, documented).
 * ``remember_many`` is the same for a batch: every item is validated first (a bad one raises
   naming its index; nothing is written), embedded in one call, then one batch per store, with
   the same compensation. It takes no ``entities`` (the graph has no delete to compensate with).
-* ``remember`` validates everything and embeds once *before* writing, then writes record →
-  vector → note. If the vector write fails the record is deleted; if the note fails the vector
-  and the record are deleted; the original error is re-raised (a failed compensation is recorded
-  in ``failures()``). Entities named by ``entities=`` are resolved and upserted first: the graph
-  has no delete, so a later failure can leave an unlinked entity (harmless, documented).
 * ``forget`` sets the stage ``deleted`` in the record store first (recall checks it), then
   removes the vector; a failed removal leaves an orphan vector that recall already ignores, and
   is recorded. The episodic note stays (episodes are immutable) and is filtered the same way.
@@ -21,6 +25,7 @@ The record store is the source of truth; the staged collection (vector) and the 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.failures import BackgroundFailure, FailureLog
+from remem.controller.write_batcher import WriteBatcher
 from remem.embeddings import EmbeddingService
 from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError
 from remem.graph import EntityResolver
@@ -69,6 +75,9 @@ class MemoryWriter:
         self.resolver = resolver
         self._failures = failures
         self._now = now
+        self._batcher: WriteBatcher[tuple[MemoryRecord, NDArray[np.float32], NoteInput]] = (
+            WriteBatcher(self._store_batched)
+        )
 
     @property
     def embeddings(self) -> EmbeddingService:
@@ -100,7 +109,6 @@ class MemoryWriter:
             now=now,
             valid_from=valid_from,
         )
-        memory_kind = record.kind
         names = _entity_names(entities)
         if vector is None:
             vectors = await self.embeddings.embed_documents([text])
@@ -110,23 +118,7 @@ class MemoryWriter:
             resolved = [await self.resolver.resolve(n, namespace=namespace) for n in names]
             written = await self.resolver.upsert_resolved(resolved, provenance=record.provenance)
             record = record.replace(entity_ids=tuple(e.id for e in written))
-        await self.records.put([record])
-        try:
-            await self.collections.add([record], vectors=vectors)
-        except BaseException:
-            await self._compensate(record, vector_written=False)
-            raise
-        try:
-            await self.episodic.add_note(
-                record.id,
-                text,
-                created_at=now,
-                session_id=session_id,
-                metadata={"kind": memory_kind.value, "namespace": namespace},
-            )
-        except BaseException:
-            await self._compensate(record, vector_written=True)
-            raise
+        await self._batcher.submit((record, vectors, _note(record, now)))
         return record
 
     async def remember_many(
@@ -175,41 +167,52 @@ class MemoryWriter:
             batch = await self.embeddings.embed_documents([r.text for r in records])
         else:
             batch = _check_vectors(vectors, len(records), dim)
-        notes = [
-            NoteInput(
-                note_id=r.id,
-                text=r.text,
-                created_at=now,
-                session_id=r.session_id,
-                metadata={"kind": r.kind.value, "namespace": r.namespace},
+        await self._store(records, batch, [_note(r, now) for r in records])
+        return records
+
+    async def _store_batched(
+        self, items: list[tuple[MemoryRecord, NDArray[np.float32], NoteInput]]
+    ) -> None:
+        """The batcher's write: concurrent ``remember`` calls as one batch per store."""
+        records = [r for r, _, _ in items]
+        vectors = items[0][1] if len(items) == 1 else np.vstack([v for _, v, _ in items])
+        await self._store(records, vectors, [n for _, _, n in items])
+
+    async def _store(
+        self, records: list[MemoryRecord], vectors: NDArray[np.float32], notes: list[NoteInput]
+    ) -> None:
+        """Record and vector (concurrently: two stores, two threads), then the note; on any
+        failure, undo what this call wrote and re-raise."""
+        put, add = await asyncio.gather(
+            self.records.put(records),
+            self.collections.add(records, vectors=vectors),
+            return_exceptions=True,
+        )
+        if isinstance(put, BaseException) or isinstance(add, BaseException):
+            # Only undo our own writes: a record put refused as a duplicate belongs to someone
+            # else (and so may a vector in another stage), so it is never deleted here.
+            await self._undo(
+                records,
+                record_written=not isinstance(put, BaseException),
+                vector_written=not isinstance(add, BaseException),
             )
-            for r in records
-        ]
-        await self.records.put(records)
-        try:
-            await self.collections.add(records, vectors=batch)
-        except BaseException:
-            await self._compensate_many(records, vector_written=False)
-            raise
+            raise put if isinstance(put, BaseException) else add  # type: ignore[misc]
         try:
             await self.episodic.add_notes(notes)
         except BaseException:
-            await self._compensate_many(records, vector_written=True)
+            await self._undo(records, record_written=True, vector_written=True)
             raise
-        return records
 
-    async def _compensate(self, record: MemoryRecord, *, vector_written: bool) -> None:
-        await self._compensate_many([record], vector_written=vector_written)
-
-    async def _compensate_many(
-        self, records: Sequence[MemoryRecord], *, vector_written: bool
+    async def _undo(
+        self, records: Sequence[MemoryRecord], *, record_written: bool, vector_written: bool
     ) -> None:
         ids = [r.id for r in records]
         try:
             if vector_written:
                 # Fresh records are all short-term, so one collection holds every vector.
                 await self.collections.remove(ids, MemoryStage.SHORT_TERM)
-            await self.records.delete(ids)
+            if record_written:
+                await self.records.delete(ids)
         except Exception as exc:
             self._failures.add(BackgroundFailure("compensation", self._now(), tuple(ids), exc))
 
@@ -412,3 +415,14 @@ def _ids(ids: Sequence[str], action: str) -> list[str]:
 def check_query_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.float32]:
     """Validated (count, dimension) float32 query vectors."""
     return _check_vectors(vectors, count, dimension)
+
+
+def _note(record: MemoryRecord, now: datetime) -> NoteInput:
+    """The full-text note of a fresh memory (same id, so both retrievers fuse under one key)."""
+    return NoteInput(
+        note_id=record.id,
+        text=record.text,
+        created_at=now,
+        session_id=record.session_id,
+        metadata={"kind": record.kind.value, "namespace": record.namespace},
+    )

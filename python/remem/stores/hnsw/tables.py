@@ -25,6 +25,8 @@ from remem.stores.filters import Filter
 from remem.stores.vector_input import Batch
 
 SCHEMA_VERSION = 1
+_BOUND_ROWS = 8
+"""Up to this many items, ``insert_items`` binds parameters instead of registering a frame."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS remem_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS collections (
@@ -155,6 +157,22 @@ class VectorTables:
 
     def insert_items(self, cid: int, batch: Batch, labels: NDArray[np.int64]) -> None:
         n = len(batch)
+        if n <= _BOUND_ROWS:
+            # A few rows: one statement with bound parameters instead of register + insert +
+            # unregister (each DuckDB statement costs ~0.3 ms however small).
+            one = "(?, ?, ?, ?, ?::JSON, ?)"
+            params: list[object] = []
+            for i in range(n):
+                params += [
+                    cid,
+                    batch.ids[i],
+                    int(labels[i]),
+                    batch.documents[i],
+                    json.dumps(batch.metadatas[i], ensure_ascii=False),
+                    batch.vectors[i].tobytes(),
+                ]
+            self.con.execute("INSERT INTO items VALUES " + ", ".join([one] * n), params)
+            return
         frame = {
             "cid": np.full(n, cid, dtype=np.int32),
             "id": np.array(batch.ids, dtype=object),
