@@ -10,8 +10,6 @@
 //! compiler vectorises (separate multiply and add, so the two paths differ in the last bits; a
 //! process only ever uses one).
 
-use std::sync::OnceLock;
-
 /// Queries per register tile (× [`TILE_ROWS`] rows: 12 accumulators + 3 row registers).
 pub(crate) const TILE_QUERIES: usize = 4;
 /// Rows per register tile in the batch kernel.
@@ -22,18 +20,12 @@ const SOLO_ROWS: usize = 4;
 /// 2·127·32767 per 16 elements, and 256 such additions stay below 2³¹.
 const INT_CHUNK: usize = 4096;
 
+/// AVX2 and FMA both present, checked once per process. x86_64 only: elsewhere the portable
+/// kernels are the only path.
+#[cfg(target_arch = "x86_64")]
 fn use_avx2() -> bool {
-    static AVX2: OnceLock<bool> = OnceLock::new();
-    *AVX2.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
-    })
+    static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
 }
 
 /// Dot products of `nq` queries with `nr` rows (both row-major with `d` columns) into
