@@ -18,10 +18,25 @@ of a memory).
   text + graph, RRF, inclusion factors, eligibility from the record store). ``naive`` is the
   obvious baseline: brute-force numpy cosine over every vector held in memory, then a
   Python-side eligibility filter (superseded/deleted/stage from a dict of records) and the same
-  recency × usage factors — vector only, no full text (BM25-free), no graph. (A comparison
-  with friday-framework-memory's MemoryController.recall is not implemented: that package is not
-  available from this project's package index.) ``p50_ms`` is in ``extra_info``; ``correct``
-  checks the planted memory is the top hit.
+  recency × usage factors — vector only, no full text (BM25-free), no graph.
+  ``friday-repeated`` / ``friday-distinct`` (only when friday-framework-memory, the ``bench``
+  extra, is installed; skipped otherwise) are the same two query sets through Friday's
+  ``MemoryController.recall(query)`` with its default arguments (5 results per collection, no
+  session, so no history or priming), built by ``friday_peer.py`` on first use: the same
+  memories (ids ``m<i>``, through Friday's ``store_insights_batch_with_metadata``) and turns
+  (``add_turn``), stored in Friday's own stores — ChromaDB collections on disk (short/long-term
+  + decayed, default thresholds), an empty networkx graph, an in-memory episodic store — with
+  remem's HashingEmbedder vectors. Both sides get every vector precomputed: remem through
+  ``vector=``, Friday through an embedding function that looks the query's vector up by text
+  (Friday's recall takes no vector argument), so neither times an embedding model; no LLM is
+  configured (recall calls none) and nothing touches the network
+  (``tests/test_bench_friday_peer.py``). Friday's recall also reads every stored memory each
+  time (its "recent insights" scan: ``CollectionManager.get_all`` sorts all of them by date),
+  ~0.4-0.8 s at 10k here, so its p50 takes 15 rounds and its benchmark 5 (5 and 2 at 100k)
+  instead of 100 and 20. ``p50_ms`` is in ``extra_info`` (with ``p50_rounds``); ``correct``
+  checks the planted memory is the top hit (for Friday: the first passage) — the
+  ``*-distinct`` variants are checked on the planted query. (Friday is not in ``recall_many``,
+  having no batched recall, nor in ``ingest``.)
 * ``recall_many 1000`` — 1,000 distinct queries through ``recall_many`` (one batched
   collection query, one ``search_many`` full-text batch, one record fetch) and, in the same
   run, looped ``recall()`` over the first 200; ``queries_per_s``, ``looped_queries_per_s``,
@@ -49,6 +64,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benches.friday_peer import FridayPeer, PrecomputedEmbeddings, import_friday_memory
 from remem import Runtime
 from remem._corpus import _sentences
 from remem.models import MemoryLifecycleMetadata, MemoryRecord, MemoryStage
@@ -119,6 +135,9 @@ class _World:
     def __init__(self, n: int, corpus: str, root: Path) -> None:
         self.n = n
         self.corpus = corpus
+        self.root = root
+        self.friday: FridayPeer | None = None
+        self.friday_fill_seconds = 0.0
         self.loop = asyncio.new_event_loop()
         self.rt = Runtime.open(root / f"mem{n}")
         self.loop.run_until_complete(self.rt.start())
@@ -127,6 +146,9 @@ class _World:
         self.texts = [make(rng, i) for i in range(n)]
         self.texts[n // 2] = "Ana keeps the spare house key under the blue flowerpot"
         self.target = f"m{n // 2}"
+        self.turns = [
+            (f"s{i % 7}", f"talking about {self.texts[i]}", "ok") for i in range(0, n, 10)
+        ]
         self.loop.run_until_complete(self._fill())
         emb = self.rt.embedder
         self.query = "where is the spare house key"
@@ -153,12 +175,29 @@ class _World:
             await c.collection_manager.add(batch, vectors=self.vectors[lo : lo + len(batch)])
             for r in batch:
                 await c.episodic_store.add_note(r.id, r.text, created_at=now)
-        for i in range(0, self.n, 10):
-            await c.record_turn(f"s{i % 7}", f"talking about {self.texts[i]}", "ok")
+        for session, user, assistant in self.turns:
+            await c.record_turn(session, user, assistant)
         self.fill_seconds = time.perf_counter() - started
         self.records = {r.id: r for r in await c.record_store.scan()}
 
+    def friday_peer(self) -> FridayPeer:
+        """Friday's MemoryController over the same memories, turns and vectors, built on first
+        use (skips the calling test when friday-framework-memory is not installed)."""
+        if self.friday is None:
+            import_friday_memory()  # before the clock: importing it takes seconds (litellm)
+            started = time.perf_counter()
+            embeddings = PrecomputedEmbeddings(
+                [*self.texts, self.query, *self.distinct],
+                np.vstack([self.vectors, self.qvec[None, :], self.distinct_vecs]),
+            )
+            peer = FridayPeer(self.root / "friday", self.loop, embeddings)
+            peer.load(self.texts, self.turns)
+            self.friday_fill_seconds = time.perf_counter() - started
+            self.friday = peer
+        return self.friday
+
     def close(self) -> None:
+        self.friday = None
         self.loop.run_until_complete(self.rt.aclose())
         self.loop.close()
 
@@ -203,7 +242,17 @@ def _p50(fn: Any, rounds: int = 50) -> float:
     return statistics.median(times) * 1000
 
 
-@pytest.mark.parametrize("impl", ["remem-repeated", "remem-distinct", "naive"])
+def _rounds(w: _World, impl: str) -> tuple[int, int]:
+    """(rounds of the p50, rounds of the timed benchmark). Friday's recall reads every memory
+    (its recent-insights scan), ~0.4-0.8 s at 10k here: fewer rounds keep the run short."""
+    if impl.startswith("friday"):
+        return (15, 5) if w.n <= 10_000 else (5, 2)
+    return 100, 20
+
+
+@pytest.mark.parametrize(
+    "impl", ["remem-repeated", "remem-distinct", "naive", "friday-repeated", "friday-distinct"]
+)
 def test_recall_p50(benchmark: Any, world: _World, impl: str) -> None:
     c = world.rt.controller
     turn = iter(range(10**9))
@@ -217,16 +266,30 @@ def test_recall_p50(benchmark: Any, world: _World, impl: str) -> None:
         q, v = world.distinct[i], world.distinct_vecs[i]
         return [h.record.id for h in world.loop.run_until_complete(c.recall(q, vector=v))]
 
-    fn = {"remem-repeated": remem_recall, "remem-distinct": remem_distinct}.get(
-        impl, lambda: _naive(world)
-    )
+    fns = {"remem-repeated": remem_recall, "remem-distinct": remem_distinct}
+    fill_s = world.fill_seconds
+    if impl.startswith("friday"):
+        friday = world.friday_peer()
+        fill_s = world.friday_fill_seconds
+
+        def friday_recall() -> list[str]:
+            return friday.recall(world.query)
+
+        def friday_distinct() -> list[str]:
+            return friday.recall(world.distinct[next(turn) % len(world.distinct)])
+
+        fns = {"friday-repeated": friday_recall, "friday-distinct": friday_distinct}
+    fn = fns.get(impl, lambda: _naive(world))
     benchmark.group = f"recall p50 {world.n // 1000}k {world.corpus}"
-    ids = remem_recall() if impl == "remem-distinct" else fn()
-    benchmark.extra_info["p50_ms"] = round(_p50(fn, rounds=100), 3)
+    # The distinct variants are checked on the planted query (their own queries have no answer).
+    ids = fns[impl.replace("distinct", "repeated")]() if impl.endswith("distinct") else fn()
+    p50_rounds, rounds = _rounds(world, impl)
+    benchmark.extra_info["p50_ms"] = round(_p50(fn, rounds=p50_rounds), 3)
+    benchmark.extra_info["p50_rounds"] = p50_rounds
     benchmark.extra_info["memories"] = world.n
-    benchmark.extra_info["fill_s"] = round(world.fill_seconds, 1)
+    benchmark.extra_info["fill_s"] = round(fill_s, 1)
     benchmark.extra_info["correct"] = bool(ids and ids[0] == world.target)
-    benchmark.pedantic(fn, rounds=20, iterations=1)
+    benchmark.pedantic(fn, rounds=rounds, iterations=1)
 
 
 LOOPED = 200
