@@ -28,10 +28,12 @@ use rayon::prelude::*;
 use crate::error::{KernelError, KernelResult};
 
 /// A batch whose queries read fewer postings than this runs on the calling thread. Measured
-/// (release, 2-core EPYC, `benches/bench_bm25.py`-like data): one posting costs ~2 ns, the pool
-/// hand-off ~20-40 µs, so 2 threads win from ~32k postings (a 64-query batch over 10k docs of
-/// chat prose reads ~20k; the `words` corpus ~400k).
-const PAR_POSTINGS: usize = 1 << 15;
+/// (release, 2-core EPYC shared with other jobs, `benches/bench_bm25.py` corpus, threshold
+/// forced to 1): a posting costs ~4-5 ns; 2 threads lost to 1 (0.45-0.98x) for batches of up to
+/// 1.2M postings (the pool hand-off costs ~15-40 µs, and a busy second core gives little) and
+/// won 1.36x at 8M postings (64 queries over 100k docs). So only batches of about 5 ms of work
+/// or more are spread.
+const PAR_POSTINGS: usize = 1 << 20;
 
 /// FTS5's constants (`fts5Bm25Function`).
 pub const FTS5_K1: f64 = 1.2;
@@ -241,6 +243,8 @@ pub fn top_k(index: Postings<'_>, queries: Queries<'_>, params: &Params<'_>) -> 
         .flat_map(|r| r.iter().map(|(a, b)| b - a))
         .sum();
     let one = |(q, r): (usize, &Ranges)| score::search_one(&index, &queries, q, r, params);
+    // One query is never split (its accumulator is one array): no pool hand-off for it.
+    let work = if ranges.len() > 1 { work } else { 0 };
     let per_query: Vec<KernelResult<Vec<(f64, u32)>>> = crate::parallel::run(
         work,
         PAR_POSTINGS,
