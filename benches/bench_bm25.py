@@ -79,6 +79,10 @@ def numpy_one(index: Index, query: Query, avgdl: float) -> NDArray[np.int64]:
     return cand[np.lexsort((cand, -s))].astype(np.int64)
 
 
+def _lists(index: Index) -> tuple[list[int], list[int], list[int], list[int]]:
+    return index[0].tolist(), index[1].tolist(), index[2].tolist(), index[3].tolist()
+
+
 def run(benchmark: Any, impl: str, n: int, nq: int) -> None:
     index, avgdl, queries = corpus(n)
     batch = queries[:nq]
@@ -89,10 +93,11 @@ def run(benchmark: Any, impl: str, n: int, nq: int) -> None:
     elif impl == "numpy":
         fn = lambda: [numpy_one(index, q, avgdl) for q in batch]  # noqa: E731
     else:
-        lists = [a.tolist() for a in index]
+        lists = _lists(index)
         q = [(t.tolist(), w.tolist()) for t, w in batch]
         fn = lambda: [  # noqa: E731
-            np.asarray(ref.bm25_top_k(*lists, t, w, avgdl=avgdl, k=K)[0]) for t, w in q
+            np.asarray(ref.bm25_top_k(*lists, t, w, avgdl=avgdl, k=K)[0], dtype=np.int64)
+            for t, w in q
         ]
         got = benchmark.pedantic(fn, rounds=1, iterations=1)
         want = [bm25.bm25_top_k(*index, *qq, avgdl=avgdl, k=K)[0] for qq in batch]
@@ -102,7 +107,7 @@ def run(benchmark: Any, impl: str, n: int, nq: int) -> None:
         return
     got = benchmark(fn)
     native = [bm25.bm25_top_k(*index, *qq, avgdl=avgdl, k=K)[0] for qq in batch]
-    lists = [a.tolist() for a in index]
+    lists = _lists(index)
     t0, w0 = batch[0]
     first = ref.bm25_top_k(*lists, t0.tolist(), w0.tolist(), avgdl=avgdl, k=K)[0]
     ok = native[0][:K].tolist() == first[:K] and all(
