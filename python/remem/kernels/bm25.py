@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,12 @@ def _ints(a: ArrayLike, dtype: type[np.integer[Any]], name: str) -> NDArray[Any]
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
+def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
+    if len(parts) == 1:  # the common single query: no copy
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
 def _mask(mask: ArrayLike | None) -> NDArray[np.bool_] | None:
     return None if mask is None else np.ascontiguousarray(mask, dtype=np.bool_)
 
@@ -96,16 +102,17 @@ def bm25_top_k_many(
     """
     terms = [_ints(t, np.int64, "term_ids").reshape(-1) for t, _ in queries]
     idfs = [np.ascontiguousarray(w, dtype=np.float64).reshape(-1) for _, w in queries]
-    qoff = np.zeros(len(queries) + 1, dtype=np.int64)
-    np.cumsum([len(t) for t in terms], out=qoff[1:])
+    qoff = np.fromiter(
+        accumulate((len(t) for t in terms), initial=0), dtype=np.int64, count=len(terms) + 1
+    )
     hit_off, hit_docs, hit_scores = _native.bm25_top_k(
         _ints(offsets, np.int64, "offsets"),
         _ints(docs, np.int32, "docs"),
         _ints(tfs, np.uint32, "tfs"),
         _ints(doc_lengths, np.uint32, "doc_lengths"),
         qoff,
-        np.concatenate(terms) if terms else np.zeros(0, dtype=np.int64),
-        np.concatenate(idfs) if idfs else np.zeros(0, dtype=np.float64),
+        _joined(terms, np.int64),
+        _joined(idfs, np.float64),
         float(avgdl),
         k,
         k1=float(k1),

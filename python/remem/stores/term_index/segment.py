@@ -57,9 +57,16 @@ class Segment:
             tfs = np.zeros(0, dtype=np.uint32)
         else:
             # One sort of (term, doc) keys gives the postings in CSR order and, by counting
-            # repeats, each term frequency.
-            doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
-            keys, counts = np.unique(ids * n + doc_of, return_counts=True)
+            # repeats, each term frequency. (By hand: np.unique's extra copies made it ~3x
+            # slower, measured at 4M tokens.)
+            keys = ids * n + np.repeat(np.arange(n, dtype=np.int64), lengths)
+            keys.sort()
+            first = np.empty(len(keys), dtype=bool)
+            first[0] = True
+            np.not_equal(keys[1:], keys[:-1], out=first[1:])
+            starts = np.flatnonzero(first)
+            counts = np.diff(starts, append=len(keys))
+            keys = keys[starts]
             terms = keys // n
             docs = (keys - terms * n).astype(np.int32)
             tfs = counts.astype(np.uint32)
