@@ -15,6 +15,7 @@ import pytest
 from remem.errors import ConfigError
 from remem.models import EpisodicHit, TranscriptEntry
 from remem.stores.episodic import NoteInput
+from remem.stores.sqlite.episode_index import EpisodeIndex
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -188,3 +189,20 @@ async def test_search_many_while_adding(tmp_path: Path) -> None:
 def test_rejects_an_unknown_search_index(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         SQLiteEpisodicStore(tmp_path / "e.db", search_index="bm25")  # type: ignore[arg-type]
+
+
+async def test_index_rebuilds_when_rows_vanish(tmp_path: Path) -> None:
+    # max(seq) below the last indexed seq: not the indexed table any more, so start over.
+    for name, count in (("big.db", 5), ("small.db", 2)):
+        async with SQLiteEpisodicStore(tmp_path / name) as store:
+            for i in range(count):
+                await store.add_note(f"{name}-{i}", f"kelp {i}", created_at=T0)
+    index = EpisodeIndex()
+    with (
+        sqlite3.connect(tmp_path / "big.db") as big,
+        sqlite3.connect(tmp_path / "small.db") as small,
+    ):
+        assert index.catch_up(big).last_seq == 5
+        view = index.catch_up(small)
+    assert (view.last_seq, view.terms.n_docs) == (2, 2)
+    assert view.seqs.tolist() == [1, 2]
