@@ -7,6 +7,7 @@ import asyncio
 import math
 import random
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -199,8 +200,8 @@ async def test_index_rebuilds_when_rows_vanish(tmp_path: Path) -> None:
                 await store.add_note(f"{name}-{i}", f"kelp {i}", created_at=T0)
     index = EpisodeIndex()
     with (
-        sqlite3.connect(tmp_path / "big.db") as big,
-        sqlite3.connect(tmp_path / "small.db") as small,
+        closing(sqlite3.connect(tmp_path / "big.db")) as big,
+        closing(sqlite3.connect(tmp_path / "small.db")) as small,
     ):
         assert index.catch_up(big).last_seq == 5
         view = index.catch_up(small)
