@@ -102,3 +102,21 @@ def top_k_quantized(
     mask: NDArray[np.bool_] | None = None,
     candidates: int | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float32]]: ...
+
+# --- bm25 (full-text top-k over a CSR postings index) ------------------------------------------
+
+def bm25_top_k(
+    offsets: NDArray[np.int64],
+    docs: NDArray[np.int32],
+    tfs: NDArray[np.uint32],
+    doc_lengths: NDArray[np.uint32],
+    query_offsets: NDArray[np.int64],
+    term_ids: NDArray[np.int64],
+    idf: NDArray[np.float64],
+    avgdl: float,
+    k: int,
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+    mask: NDArray[np.bool_] | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]: ...

@@ -1,4 +1,5 @@
-"""SQLite search's two-step bm25 plan returns exactly what the direct join-then-sort form does."""
+"""SQLite search — the two-step FTS5 bm25 plan and the in-memory index — returns exactly what
+the direct join-then-sort form does."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from remem.stores.search_text import fts5_match, query_terms
 from remem.stores.sqlite.codec import to_micros
-from remem.stores.sqlite.episodic import SQLiteEpisodicStore
+from remem.stores.sqlite.episodic import SearchIndex, SQLiteEpisodicStore
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 WORDS = ["otter", "walrus", "beach", "kelp", "tide", "shell"]
@@ -37,10 +40,13 @@ def _direct(
     return [(r[0], r[1]) for r in rows]
 
 
-async def test_ties_at_the_cut_and_filters_match_the_direct_plan(tmp_path: Path) -> None:
+@pytest.mark.parametrize("search_index", ["fts5", "memory"])
+async def test_ties_at_the_cut_and_filters_match_the_direct_plan(
+    tmp_path: Path, search_index: SearchIndex
+) -> None:
     path = tmp_path / "episodic.db"
     rng = random.Random(7)
-    async with SQLiteEpisodicStore(path) as store:
+    async with SQLiteEpisodicStore(path, search_index=search_index) as store:
         for i in range(300):
             # Few distinct texts and few timestamps: many exact bm25 ties across the cut.
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from remem import _native
+from remem.kernels.bm25 import bm25_top_k, bm25_top_k_many, fts5_idf
 from remem.kernels.scoring import (
     FusedScores,
     decay_scores,
@@ -34,12 +35,15 @@ __all__ = [
     "QuantizedIndex",
     "QuantizedMatrix",
     "Selection",
+    "bm25_top_k",
+    "bm25_top_k_many",
     "count_tokens",
     "count_tokens_one",
     "decay_scores",
     "estimate_tokens",
     "estimate_tokens_one",
     "exp_fast",
+    "fts5_idf",
     "fused_scores",
     "quantize",
     "reinforce_scores",

@@ -24,6 +24,15 @@ engines merely split it on non-word characters and lowercase it:
    engine score every document containing them — measured on a 10k-memory chat corpus, most of
    a recall's full-text time. Both backends plan through :func:`query_terms`, so they agree.
 
+Engines: PostgreSQL ranks with ``ts_rank_cd`` over a ``simple`` tsvector. SQLite keeps an FTS5
+table (``unicode61 remove_diacritics 2``) as the durable index and, by default, answers queries
+from an in-memory copy of it that ranks identically
+(:mod:`remem.stores.sqlite.episode_index`); that copy indexes the tokens *FTS5* made of the
+search text, which are this module's tokens but for three details measured over every code
+point — the final sigma, a few characters SQLite's older Unicode tables treat as separators
+(kana voicing marks and middle dots among them), and tokens over 32 KB — see
+:mod:`remem.stores.sqlite.fts5_tokens`.
+
 Only the first ``MAX_INDEXED_CHARS`` characters of a text are searchable (PostgreSQL's tsvector
 is limited to 1 MB); the whole text is stored and returned.
 """

@@ -4,6 +4,7 @@
 //! release the GIL → run the kernel → move the owned result into a fresh numpy array.
 
 mod arrays;
+mod bm25;
 mod errors;
 mod scoring;
 mod select;
@@ -19,6 +20,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(configured_threads, m)?)?;
+    bm25::register(m)?;
     scoring::register(m)?;
     select::register(m)?;
     tokens::register(m)?;

@@ -1,4 +1,5 @@
-"""SQLiteEpisodicStore: FTS5 full-text search over turns and notes, and day summaries."""
+"""SQLiteEpisodicStore: full-text search over turns and notes (FTS5, answered by default from an
+in-memory bm25 index that ranks identically), and day summaries."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from remem.errors import DuplicateIdError
+from remem.errors import ConfigError, DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
 from remem.models.base import trusted
 from remem.stores.episodic import (
@@ -31,6 +32,7 @@ from remem.stores.sqlite.embedded import (
     wrap_sqlite_error,
     write_transaction,
 )
+from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
 from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.transcript import check_entries
 
@@ -96,6 +98,7 @@ _HIT = (
 
 _Row = tuple[Any, ...]
 _Plan = tuple[str, list[object]]
+SearchIndex = Literal["memory", "fts5"]
 
 
 class SQLiteEpisodicStore(StoreLifecycle):
@@ -105,9 +108,18 @@ class SQLiteEpisodicStore(StoreLifecycle):
     holding ``transcript.db`` and ``episodic.db``), so indexing never holds the write lock that
     transcript appends wait on. Tables are prefixed, so sharing one file also works.
 
-    Search: FTS5 over :func:`remem.stores.search_text.search_text` (accents folded, CJK bigrams)
-    with the ``unicode61`` tokenizer, ranked by bm25 (``score = -bm25``, higher is better).
-    Days group turns in ``timezone`` (an IANA name).
+    Search: full text over :func:`remem.stores.search_text.search_text` (accents folded, CJK
+    bigrams), ranked by FTS5's bm25 (``score = -bm25``, higher is better), then newest first,
+    then by id. The FTS5 table (``unicode61`` tokenizer) is the durable index, kept by a
+    trigger. With ``search_index="memory"`` (the default) queries are answered by an in-memory
+    copy of it (:class:`~remem.stores.sqlite.episode_index.EpisodeIndex`: same hits, same order,
+    same scores; FTS5 scores every matching row through its SQL machinery, the copy ranks CSR
+    postings natively — a search measured 5x faster at 10k chat-like notes, 16x when the query
+    matches half of them, 20-90x at 100k, ``benches/bench_fulltext.py``), built on the first
+    search (~0.1 s per 10k notes) and caught up with new rows (from any connection or process)
+    before each one;
+    ``"fts5"`` queries the FTS5 table directly, as before. Days group turns in ``timezone`` (an
+    IANA name).
 
     Durability: as :class:`~remem.stores.sqlite.transcript.SQLiteTranscriptStore` — committed
     writes survive an application crash; with ``durability="full"`` also power loss.
@@ -125,13 +137,21 @@ class SQLiteEpisodicStore(StoreLifecycle):
         *,
         timezone: str = "UTC",
         durability: str | Durability = "normal",
+        search_index: SearchIndex = "memory",
     ) -> None:
+        if search_index not in ("memory", "fts5"):
+            raise ConfigError(
+                f"search_index must be 'memory' or 'fts5', got {search_index!r}; "
+                "'memory' answers from an in-memory copy of the FTS5 index"
+            )
         self._zone = load_timezone(timezone)
         self.timezone = timezone
+        self.search_index = search_index
         self._db = EmbeddedDatabase(
             path, name="episodic", schema=_SCHEMA, schema_version=1, durability=durability
         )
         self._readers: ReaderPool | None = None
+        self._episodes = EpisodeIndex() if search_index == "memory" else None
 
     @property
     def path(self) -> Path:
@@ -209,8 +229,12 @@ class SQLiteEpisodicStore(StoreLifecycle):
         until: datetime | None = None,
     ) -> list[EpisodicHit]:
         self._check_open()
-        plan = _plan(query, limit, session_id, since, until)
-        return [] if plan is None else await self._search_plan(plan)
+        request = _request(query, limit, session_id, since, until)
+        if request is None:
+            return []
+        if self._episodes is not None:
+            return (await self._search_memory(self._episodes, [request]))[0]
+        return await self._search_fts5(request)
 
     async def search_many(
         self,
@@ -221,27 +245,51 @@ class SQLiteEpisodicStore(StoreLifecycle):
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> list[list[EpisodicHit]]:
-        """``[await search(q, ...) for q in queries]`` — the same hits — with the queries run
-        in parallel on read-only connections (:class:`~remem.stores.sqlite.readers.ReaderPool`):
-        SQLite evaluates a query without the GIL, so a batch uses every core. Every query is
-        validated before any runs."""
+        """``[await search(q, ...) for q in queries]`` — the same hits — in one pass. Every
+        query is validated before any runs.
+
+        With the memory index the whole batch is one native call (spread over cores when it
+        is big enough) and one read of the hit rows — measured 10-100x faster for 64 queries
+        than FTS5 on the connection pool. With ``search_index="fts5"`` the queries run in
+        parallel on read-only connections (:class:`~remem.stores.sqlite.readers.ReaderPool`): SQLite
+        evaluates a query without the GIL, so a batch uses every core."""
         self._check_open()
-        plans = [_plan(q, limit, session_id, since, until) for q in queries]
-        todo = [p for p in plans if p is not None]
+        requests = [_request(q, limit, session_id, since, until) for q in queries]
+        todo = [r for r in requests if r is not None]
+        if self._episodes is not None and todo:
+            found = iter(await self._search_memory(self._episodes, todo))
+            return [[] if r is None else next(found) for r in requests]
         if len(todo) <= 1:
-            return [[] if p is None else await self._search_plan(p) for p in plans]
+            return [[] if r is None else await self._search_fts5(r) for r in requests]
         try:
             if self._readers is None:
                 await self._db.run(lambda conn: None)  # the file and schema exist from here on
                 self._readers = ReaderPool(self.path, name="episodic-read")
-            found = iter(await self._readers.map(_read, todo))
+            found = iter(await self._readers.map(_read, [_plan(r) for r in todo]))
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
-        return [[] if p is None else next(found) for p in plans]
+        return [[] if r is None else next(found) for r in requests]
 
-    async def _search_plan(self, plan: _Plan) -> list[EpisodicHit]:
+    async def _search_fts5(self, request: EpisodeQuery) -> list[EpisodicHit]:
         try:
-            return await self._db.run(lambda conn: _read(conn, plan))
+            return await self._db.run(lambda conn: _read(conn, _plan(request)))
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, "searching episodes") from exc
+
+    async def _search_memory(
+        self, episodes: EpisodeIndex, requests: list[EpisodeQuery]
+    ) -> list[list[EpisodicHit]]:
+        def search(conn: sqlite3.Connection) -> list[list[EpisodicHit]]:
+            # On the worker thread: the catch-up (and any merge) never blocks the event loop.
+            view = episodes.catch_up(conn)
+            rows = fetch_hits(conn, requests, view.candidates_many(requests))
+            return [
+                _read(conn, _plan(r)) if found is None else [_hit(row) for row in found]
+                for r, found in zip(requests, rows, strict=True)
+            ]
+
+        try:
+            return await self._db.run(search)
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
 
@@ -318,34 +366,45 @@ class SQLiteEpisodicStore(StoreLifecycle):
         ]
 
 
-def _plan(
+def _request(
     query: str,
     limit: int,
     session_id: str | None,
     since: datetime | None,
     until: datetime | None,
-) -> _Plan | None:
-    """The validated search as (sql, params); None when it can find nothing."""
+) -> EpisodeQuery | None:
+    """The validated search; None when it can find nothing."""
     query, limit, since, until = check_search(query, limit, since, until)
     if session_id is not None:
         check_search_session(session_id)
     terms = query_terms(query)
     if not terms or limit == 0:
         return None
-    params: list[object] = [fts5_match(terms)]
+    return EpisodeQuery(
+        terms=tuple(terms),
+        limit=limit,
+        session_id=session_id,
+        since_us=None if since is None else to_micros(since),
+        until_us=None if until is None else to_micros(until),
+    )
+
+
+def _plan(request: EpisodeQuery) -> _Plan:
+    """The FTS5 search as (sql, params)."""
+    params: list[object] = [fts5_match(list(request.terms))]
     where = ""
-    if session_id is not None:
+    if request.session_id is not None:
         where += " AND i.session_id = ?"
-        params.append(session_id)
-    if since is not None:
+        params.append(request.session_id)
+    if request.since_us is not None:
         where += " AND i.created_at_us >= ?"
-        params.append(to_micros(since))
-    if until is not None:
+        params.append(request.since_us)
+    if request.until_us is not None:
         where += " AND i.created_at_us < ?"
-        params.append(to_micros(until))
+        params.append(request.until_us)
     join = " JOIN episodic_items AS i ON i.seq = episodic_fts.rowid" if where else ""
     sql = _HIT.format(join=join, filter=where)
-    params += [limit - 1, limit]
+    params += [request.limit - 1, request.limit]
     return sql, params
 
 

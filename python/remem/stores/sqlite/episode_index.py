@@ -1,0 +1,243 @@
+"""EpisodeIndex: SQLiteEpisodicStore's in-memory bm25 index, kept caught up with episodic_items.
+
+``episodic_items`` is insert-only: ``seq`` (INTEGER PRIMARY KEY) grows with every insert, rows
+are immutable (a trigger aborts UPDATEs) and nothing deletes them. So the rows any connection
+has not indexed yet are exactly ``seq > last indexed``: before every search, one
+``SELECT max(seq)`` (a B-tree edge, microseconds) tells whether to read them. That single
+mechanism covers this store's own writes (read-your-writes: a search issued after ``add_note``
+returned reads past the committed row), other store objects and other processes on the same
+file. If ``max(seq)`` ever went *below* the last indexed seq (the file was replaced), the index
+is rebuilt from scratch.
+
+The index holds, per row in seq order: its FTS5 tokens (:func:`fts5_tokens` of the stored
+``search_text``, exactly what FTS5 indexed), ``seq``, ``created_at_us`` and a session code, so
+the ``session_id`` / ``since`` / ``until`` filters become a mask and only the final hits are
+read back from SQLite (by seq). Results equal the FTS5 path's: the same bm25 scores (N, avgdl
+and idf over all rows; the filter only restricts candidates), ``score DESC, created_at DESC,
+id`` and ``limit`` with ties at the cut kept before ordering. A query term FTS5 would read as a
+multi-token phrase (:mod:`~remem.stores.sqlite.fts5_tokens`) cannot be answered from a bag of
+words: :meth:`EpisodeView.candidates_many` returns None for that query and the store asks FTS5.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.stores.sqlite.fts5_tokens import fts5_tokens
+from remem.stores.term_index import IndexSnapshot, TermIndex
+
+Row = tuple[Any, ...]
+Candidate = tuple[int, float, int]  # seq, score, created_at_us
+_FETCH_CHUNK = 500  # seqs per IN (...) list, well under SQLite's variable limit
+_HIT_COLUMNS = "seq, id, kind, session_id, turn_number, text, created_at_us, metadata"
+
+
+@dataclass(frozen=True)
+class EpisodeQuery:
+    """A validated search: its query terms (:func:`~remem.stores.search_text.query_terms`),
+    ``limit`` ≥ 1, and the filters (microseconds since the epoch)."""
+
+    terms: tuple[str, ...]
+    limit: int
+    session_id: str | None = None
+    since_us: int | None = None
+    until_us: int | None = None
+
+
+class _Column:
+    """An append-only integer array; a view of its prefix stays valid (and unchanged) after
+    later appends, so published views need no copy."""
+
+    def __init__(self, dtype: type[np.integer[Any]]) -> None:
+        self._buffer: NDArray[Any] = np.zeros(1024, dtype=dtype)
+        self._size = 0
+
+    def extend(self, values: Sequence[int]) -> None:
+        end = self._size + len(values)
+        if end > len(self._buffer):
+            grown = np.zeros(max(end, 2 * len(self._buffer)), dtype=self._buffer.dtype)
+            grown[: self._size] = self._buffer[: self._size]
+            self._buffer = grown
+        self._buffer[self._size : end] = values
+        self._size = end
+
+    def view(self) -> NDArray[Any]:
+        return self._buffer[: self._size]
+
+
+@dataclass(frozen=True, eq=False)
+class EpisodeView:
+    """The indexed rows at one moment (everything up to ``last_seq``), searchable from any
+    thread."""
+
+    terms: IndexSnapshot
+    seqs: NDArray[np.int64]
+    created_us: NDArray[np.int64]
+    sessions: NDArray[np.int32]
+    session_codes: dict[str, int]  # shared and append-only; codes of later rows match nothing
+    last_seq: int
+
+    def _mask(self, q: EpisodeQuery) -> NDArray[np.bool_] | Literal[False] | None:
+        """The rows the filters allow: None (all), a mask, or False (none at all)."""
+        mask: NDArray[np.bool_] | None = None
+        if q.session_id is not None:
+            code = self.session_codes.get(q.session_id)
+            if code is None:
+                return False
+            mask = self.sessions == code
+        if q.since_us is not None:
+            after = self.created_us >= q.since_us
+            mask = after if mask is None else mask & after
+        if q.until_us is not None:
+            before = self.created_us < q.until_us
+            mask = before if mask is None else mask & before
+        return mask
+
+    def candidates_many(self, queries: Sequence[EpisodeQuery]) -> list[list[Candidate] | None]:
+        """Per query: its best ``limit`` rows by bm25 plus every row tied with the limit-th
+        score, as (seq, score, created_at_us); None for a query only FTS5 can answer."""
+        out: list[list[Candidate] | None] = [None] * len(queries)
+        groups: dict[tuple[object, ...], list[tuple[int, list[str]]]] = {}
+        for i, q in enumerate(queries):
+            token_lists = [fts5_tokens(term) for term in q.terms]
+            if any(len(tokens) > 1 for tokens in token_lists):
+                continue  # a phrase: left None for FTS5
+            key = (q.limit, q.session_id, q.since_us, q.until_us)
+            groups.setdefault(key, []).append((i, [t[0] for t in token_lists if t]))
+        for members in groups.values():
+            first = queries[members[0][0]]
+            mask = self._mask(first)
+            if mask is False:
+                for i, _ in members:
+                    out[i] = []
+                continue
+            found = self.terms.search_many(
+                [tokens for _, tokens in members],
+                first.limit,
+                mask=mask,
+            )
+            for (i, _), (docs, scores) in zip(members, found, strict=True):
+                out[i] = list(
+                    zip(
+                        self.seqs[docs].tolist(),
+                        scores.tolist(),
+                        self.created_us[docs].tolist(),
+                        strict=True,
+                    )
+                )
+        return out
+
+
+class EpisodeIndex:
+    """The in-memory index of one episodic database, built lazily by the first
+    :meth:`catch_up`. Thread-safe: catch-ups serialise on a lock, views are immutable."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._terms = TermIndex()
+        self._seqs = _Column(np.int64)
+        self._created = _Column(np.int64)
+        self._sessions = _Column(np.int32)
+        self._codes: dict[str, int] = {}
+        self._view = self._publish(0)
+
+    def _publish(self, last_seq: int) -> EpisodeView:
+        self._view = EpisodeView(
+            terms=self._terms.snapshot(),
+            seqs=self._seqs.view(),
+            created_us=self._created.view(),
+            sessions=self._sessions.view(),
+            session_codes=self._codes,
+            last_seq=last_seq,
+        )
+        return self._view
+
+    @property
+    def view(self) -> EpisodeView:
+        """The latest published view (possibly behind the table; see :meth:`catch_up`)."""
+        return self._view
+
+    def catch_up(self, conn: sqlite3.Connection) -> EpisodeView:
+        """Index the rows of ``conn``'s database not indexed yet and return the view."""
+        (top,) = conn.execute("SELECT coalesce(max(seq), 0) FROM episodic_items").fetchone()
+        view = self._view
+        if view.last_seq == top:
+            return view
+        with self._lock:
+            if self._view.last_seq > top:
+                self._reset()  # rows vanished: not this store's file any more, rebuild
+            rows = conn.execute(
+                "SELECT seq, search_text, created_at_us, session_id FROM episodic_items "
+                "WHERE seq > ? ORDER BY seq",
+                (self._view.last_seq,),
+            ).fetchall()
+            if not rows:
+                return self._view
+            self._terms.append(fts5_tokens(row[1]) for row in rows)
+            self._seqs.extend([row[0] for row in rows])
+            self._created.extend([row[2] for row in rows])
+            self._sessions.extend([self._code(row[3]) for row in rows])
+            return self._publish(rows[-1][0])
+
+    def _code(self, session_id: str | None) -> int:
+        if session_id is None:
+            return -1
+        code = self._codes.get(session_id)
+        if code is None:
+            code = self._codes[session_id] = len(self._codes)
+        return code
+
+
+def fetch_hits(
+    conn: sqlite3.Connection,
+    queries: Sequence[EpisodeQuery],
+    found: Sequence[list[Candidate] | None],
+) -> list[list[Row] | None]:
+    """The hit rows of each query's candidates, in the FTS5 path's row shape and order
+    (``score DESC, created_at DESC, id``, then ``limit``), read from SQLite in one pass."""
+    trimmed = [
+        None if c is None else _trim(c, q.limit) for q, c in zip(queries, found, strict=True)
+    ]
+    seqs = sorted({seq for c in trimmed if c for seq, _, _ in c})
+    rows: dict[int, Row] = {}
+    for start in range(0, len(seqs), _FETCH_CHUNK):
+        chunk = seqs[start : start + _FETCH_CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        sql = f"SELECT {_HIT_COLUMNS} FROM episodic_items WHERE seq IN ({marks})"
+        for row in conn.execute(sql, chunk):
+            rows[row[0]] = row
+    out: list[list[Row] | None] = []
+    for q, cands in zip(queries, trimmed, strict=True):
+        if cands is None:
+            out.append(None)
+            continue
+        hits = [
+            (r[1], r[2], r[3], r[4], r[5], score, r[6], r[7])
+            for r, score in ((rows[seq], score) for seq, score, _ in cands)
+        ]
+        hits.sort(key=lambda h: (-h[5], -h[6], h[0]))
+        out.append(hits[: q.limit])
+    return out
+
+
+def _trim(cands: list[Candidate], limit: int) -> list[Candidate]:
+    """Drop candidates that cannot make the first ``limit`` by (score, created_at) alone, so
+    only rows whose id may decide the order are read."""
+    cands = sorted(cands, key=lambda c: (-c[1], -c[2]))
+    if len(cands) <= limit:
+        return cands
+    _, score, created = cands[limit - 1]
+    end = limit
+    while end < len(cands) and cands[end][1] == score and cands[end][2] == created:
+        end += 1
+    return cands[:end]
