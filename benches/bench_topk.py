@@ -7,10 +7,11 @@ Fairness: numpy gets a pre-normalised copy of the matrix built outside the timed
 nothing for row norms), and normalises the query inside it; ``native`` computes every row norm
 inside the timed scan, in the same pass as the dot; ``native-normalised`` gets numpy's
 pre-normalised copy and ranks by dot product after normalising the query inside the timed part
-(exactly what HnswVectorStore does: it stores unit rows). numpy single: ``matrix @ q``, ``argpartition``, sort
-the k; batch: ``queries @ matrix.T`` (BLAS sgemm) + ``argpartition`` per row + sort the k. The int8
-index (codes, scales, norms) is built outside the timed part, like numpy's normalised copy.
-The pure-Python reference runs only at 10k x 384 with one query, one round (pedantic).
+(exactly what HnswVectorStore does: it stores unit rows). numpy single: ``matrix @ q``,
+``argpartition``, sort the k; batch: ``queries @ matrix.T`` (BLAS sgemm) + ``argpartition`` per
+row + sort the k. The int8 index (codes, scales, norms) is built outside the timed part, like
+numpy's normalised copy. The pure-Python reference runs only at 10k x 384 with one query, one
+round (pedantic).
 
 ``correct``: exact variants must return the same top-10 set as a float64 computation (or differ
 only at a near-tie); int8 must reach recall@10 ≥ 0.99 against it.
@@ -66,7 +67,8 @@ def recall(idx: NDArray[np.int64], want: NDArray[np.int64]) -> float:
 
 def unit(qs: F32) -> F32:
     """Queries scaled to unit length (inside the timed part, as numpy's baseline does)."""
-    return qs / np.linalg.norm(qs, axis=-1, keepdims=True)
+    unit: F32 = qs / np.linalg.norm(qs, axis=-1, keepdims=True)
+    return unit
 
 
 def numpy_one(normalised: F32, q: F32) -> NDArray[np.int64]:

@@ -184,3 +184,38 @@ def test_row_to_record_builds_equal_records() -> None:
 
     rec = rich_record(3)
     assert row_to_record(_db_row(rec)) == rec
+
+
+async def test_first_get_warms_the_cache_with_the_newest_live_records(tmp_path: Path) -> None:
+    path = tmp_path / "memory.duckdb"
+    live = [record(i) for i in range(6)]
+    gone = record(6, lifecycle=record(6).lifecycle.replace(stage=MemoryStage.DELETED))
+    async with DuckDBRecordStore(DuckDBDatabase(path)) as first:
+        await first.put([*live, gone])
+    db = DuckDBDatabase(path)
+    db.record_rows.limit = 4  # room for the four newest live records only
+    async with DuckDBRecordStore(db) as store:
+        assert len(db.record_rows) == 0
+        assert await store.get([live[0].id]) == [live[0]]
+        held, missing = db.record_rows.lookup([r.id for r in [*live, gone]])
+        # Warmed with the four newest live records (2-5, stored oldest first), then the one
+        # read joined and the oldest stored (2) was evicted; the deleted record never entered.
+        assert set(held) == {live[0].id, live[3].id, live[4].id, live[5].id}
+        assert set(missing) == {live[1].id, live[2].id, gone.id}
+        assert db.record_rows.warmed
+        # Every held row decodes to exactly the record DuckDB returns without the cache.
+        for rid in held:
+            (cached,) = await store.get([rid])
+            assert [cached] == await _uncached(store, [rid])
+
+
+async def test_a_write_during_the_warm_up_keeps_its_rows_out(store: DuckDBRecordStore) -> None:
+    await store.put([record(i) for i in range(3)])
+    cache = store.database.record_rows
+    ids = [record(i).id for i in range(3)]
+    # Racing writes: the warm-up read must not store rows a write may have changed.
+    await asyncio.gather(store.get(ids[:1]), store.upsert([record(1, text="changed")]))
+    got = await store.get(ids)
+    assert got == await _uncached(store, ids)
+    assert got[1].text == "changed"
+    assert cache.warmed

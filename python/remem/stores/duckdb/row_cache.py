@@ -56,6 +56,8 @@ class RowCache:
     def __init__(self, limit: int = DEFAULT_ROW_LIMIT) -> None:
         self.limit = limit
         self.generation = 0
+        self.warmed = False
+        """Set once the store has filled the cache with its newest rows (see ``_warm``)."""
         self._rows: dict[str, Row] = {}
         self._lock = threading.Lock()
 
