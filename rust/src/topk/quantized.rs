@@ -10,7 +10,7 @@
 //!
 //! A batch is scanned together (`scan`): the codes stream from memory once per call, chunks of
 //! rows run in parallel, and register tiles of 4 queries × 2 rows reuse each load, so 64 queries
-//! cost about 16× one query instead of 64× (~0.7× the exact float32 batch kernel's time at
+//! cost 15–20× one query instead of 64× (~0.75× the exact float32 batch kernel's time at
 //! 100k × 384; one query stays memory-bound, ~4× faster than the exact scan). Integer dots are
 //! exact, so a batch picks the same candidates as its queries one at a time. Rescoring is one query
 //! per task, in parallel for a batch.
