@@ -115,6 +115,100 @@ impl TopK {
     }
 }
 
+/// A sort key with [`better`]'s order (smaller = better), so that a selection compares integers:
+/// the score's bits mapped to an unsigned order and flipped (so higher scores come first; `+ 0.0`
+/// makes -0.0 tie with 0.0; NaN last), then the row.
+#[inline(always)]
+fn rank(h: Hit) -> (u32, usize) {
+    let r = if h.0.is_nan() {
+        u32::MAX
+    } else {
+        !ordered(h.0)
+    };
+    (r, h.1)
+}
+
+/// The same selection as [`TopK`] (the ranking is total, so the k best are one set), for large k
+/// and streams where hits enter often: a hit at or above the floor is appended unsorted, and when
+/// `2k` have gathered a linear-time selection on integer keys keeps the k best and raises the
+/// floor. That costs O(1) per hit against a heap's O(log k) sifts with float comparisons — the
+/// int8 scan's pool of 100 admits hundreds of hits per query before its floor settles.
+pub(crate) struct Pool {
+    k: usize,
+    items: Vec<((u32, usize), f32)>,
+    /// Scores strictly below this cannot enter: the highest k-th best score at the selections so
+    /// far (NaN ones aside), -inf before the first.
+    floor: f32,
+}
+
+impl Pool {
+    pub(crate) fn new(k: usize) -> Self {
+        Self {
+            k,
+            items: Vec::new(),
+            floor: f32::NEG_INFINITY,
+        }
+    }
+
+    /// Current floor; it only rises, so scores below a value read earlier may be skipped.
+    #[inline(always)]
+    pub(crate) fn floor(&self) -> f32 {
+        self.floor
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, hit: Hit) {
+        if hit.0 < self.floor || self.k == 0 {
+            return;
+        }
+        self.items.push((rank(hit), hit.0));
+        if self.items.len() >= self.k.saturating_mul(2) {
+            self.select();
+        }
+    }
+
+    /// Keep the k best and raise the floor to the k-th best's score (a NaN leaves it).
+    fn select(&mut self) {
+        if self.items.len() <= self.k {
+            return;
+        }
+        let (_, kth, _) = self.items.select_nth_unstable_by_key(self.k - 1, |e| e.0);
+        let score = kth.1;
+        self.items.truncate(self.k);
+        if score > self.floor {
+            self.floor = score;
+        }
+    }
+
+    /// Absorb a selection over other hits (for merging per-thread results).
+    pub(crate) fn absorb(&mut self, other: Pool) {
+        for ((_, row), score) in other.items {
+            self.push((score, row));
+        }
+    }
+
+    /// The k best, best first.
+    pub(crate) fn into_sorted(mut self) -> Vec<Hit> {
+        self.select();
+        self.items.sort_unstable_by_key(|e| e.0);
+        self.items
+            .into_iter()
+            .map(|((_, row), s)| (s, row))
+            .collect()
+    }
+}
+
+/// A non-NaN score as an unsigned integer with the same order (-0.0 maps like 0.0).
+#[inline(always)]
+fn ordered(f: f32) -> u32 {
+    let b = (f + 0.0).to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +228,62 @@ mod tests {
         }
         let order: Vec<usize> = t.into_sorted().iter().map(|h| h.1).collect();
         assert_eq!(order, vec![2, 3, 7]);
+    }
+
+    #[test]
+    fn rank_orders_like_better() {
+        let scores = [
+            f32::NAN,
+            f32::NEG_INFINITY,
+            -1.5,
+            -0.0,
+            0.0,
+            1e-40,
+            2.0,
+            f32::INFINITY,
+        ];
+        for (i, &a) in scores.iter().enumerate() {
+            for (j, &b) in scores.iter().enumerate() {
+                for (ra, rb) in [(3usize, 5usize), (5, 3), (4, 4)] {
+                    let (x, y) = ((a, ra), (b, rb));
+                    assert_eq!(better(x, y), rank(x) < rank(y), "{i} {j} {ra} {rb}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pool_selects_what_top_k_selects() {
+        // Many ties, NaN and ±0, in an order that makes the floor rise several times.
+        let scores: Vec<f32> = (0..500usize)
+            .map(|i| match i % 11 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                _ => ((i * 7919) % 37) as f32 - 18.0,
+            })
+            .collect();
+        for k in [0usize, 1, 3, 10, 64, 499, 500, 600] {
+            let mut t = TopK::new(k);
+            let mut p = Pool::new(k);
+            for (i, &s) in scores.iter().enumerate() {
+                t.push((s, i));
+                p.push((s, i));
+            }
+            let want: Vec<usize> = t.into_sorted().iter().map(|h| h.1).collect();
+            let got: Vec<usize> = p.into_sorted().iter().map(|h| h.1).collect();
+            assert_eq!(got, want, "k={k}");
+            // Three interleaved parts, merged.
+            let mut parts: Vec<Pool> = (0..3).map(|_| Pool::new(k)).collect();
+            for (i, &s) in scores.iter().enumerate() {
+                parts[i % 3].push((s, i));
+            }
+            let mut merged = Pool::new(k);
+            for part in parts {
+                merged.absorb(part);
+            }
+            let got: Vec<usize> = merged.into_sorted().iter().map(|h| h.1).collect();
+            assert_eq!(got, want, "k={k}, merged");
+        }
     }
 }

@@ -1,10 +1,19 @@
-//! Dot-product kernels: a register-tiled float32 block kernel and an int8 × int16 scan.
+//! Dot-product kernels: a register-tiled float32 block kernel and an int8 × int16 one.
 //!
 //! Every float dot product has one canonical summation order, whichever tile computes it: eight
 //! lanes each accumulate `q[8c+l] * r[8c+l]` over chunks `c` in order (the last partial chunk is
 //! zero-padded), then the lanes are added as `((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7))`. So a single
 //! query, a batch, and the rescoring step of the int8 scan all produce bit-identical scores. Row
 //! norms accumulate `r*r` the same way, in the same pass as the dot.
+//!
+//! Integer dots (the int8 scan) are exact, so any tiling gives the same results: int16 queries ×
+//! int8 codes widened to int16, `madd` into i32 lanes for up to [`INT_CHUNK`] columns, then i64.
+//! On AVX2 a batch runs in tiles of 4 queries × 2 rows: per 16 columns, 2 widened code loads and 4
+//! query loads feed 8 `madd`s. The `madd` + `add` pair is the bound: the tile runs at ~85% of that
+//! pair's rate in a register-only loop, ~1.4× the float32 kernel's multiply-adds per second; 4×3
+//! needs 17 registers and spills, and 3×3, 6×2, 2×4 and 8×1 measured no faster. One query takes
+//! rows four at a time (memory-bound there). The scan's approximate scores are plain float
+//! multiplies and divides, vectorised ([`approx_scores`]).
 //!
 //! Dispatch: AVX2+FMA on x86_64 when the CPU has it (checked once), else portable code that the
 //! compiler vectorises (separate multiply and add, so the two paths differ in the last bits; a
@@ -16,9 +25,10 @@ pub(crate) const TILE_QUERIES: usize = 4;
 const TILE_ROWS: usize = 3;
 /// Rows per tile when only one query is left (4 dot + 4 norm accumulators hide FMA latency).
 const SOLO_ROWS: usize = 4;
-/// int8 lanes accumulate in i32 for at most this many elements: each `madd` lane adds at most
-/// 2·127·32767 per 16 elements, and 256 such additions stay below 2³¹.
-const INT_CHUNK: usize = 4096;
+/// Integer dots accumulate in i32 for at most this many columns, then in i64: the sum of this many
+/// products `|q16·code| ≤ 32767·128` stays below 2³¹ (2 147 418 112), so neither a lane nor the
+/// horizontal sum of all lanes of one chunk can overflow, even for a code of -128.
+pub(crate) const INT_CHUNK: usize = 512;
 
 /// AVX2 and FMA both present, checked once per process. x86_64 only: elsewhere the portable
 /// kernels are the only path.
@@ -61,16 +71,46 @@ pub(crate) fn norm(v: &[f32]) -> f32 {
     n[0]
 }
 
-/// Integer dot products of one int16 query with `nr` int8 rows of `d` columns, exact.
-pub(crate) fn int_dots(q: &[i16], codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
-    assert!(q.len() >= d && codes.len() >= nr * d && out.len() >= nr);
+/// Exact integer dot products of `nq` int16 queries with `nr` int8 rows (both row-major with `d`
+/// columns) into `out[i * nr + j]`.
+pub(crate) fn int_dots(q: &[i16], nq: usize, codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
+    assert!(q.len() >= nq * d && codes.len() >= nr * d && out.len() >= nq * nr);
     #[cfg(target_arch = "x86_64")]
     if use_avx2() {
         // SAFETY: avx2 checked; bounds asserted above.
-        unsafe { x86::int_dots(q, codes, nr, d, out) };
+        unsafe { x86::int_dots(q, nq, codes, nr, d, out) };
         return;
     }
-    portable::int_dots(q, codes, nr, d, out);
+    portable::int_dots(q, nq, codes, nr, d, out);
+}
+
+/// The int8 scan's approximate scores of one query against `out.len()` rows:
+/// `(idot as f32) * (qscale * scales[j])`, divided by `qn · norms[j]` for cosine (0 when either norm
+/// is 0). Plain IEEE multiplies and divides, so the vector code gives the scalar code's bits.
+pub(crate) fn approx_scores(s: ApproxScores<'_>, out: &mut [f32]) {
+    assert!(s.idots.len() >= out.len() && s.scales.len() >= out.len());
+    assert!(s.norms.len() >= out.len());
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2() {
+        // SAFETY: avx2 checked; bounds asserted above.
+        unsafe { x86::approx_scores(s, out) };
+        return;
+    }
+    portable::approx_scores(s, out);
+}
+
+/// The inputs of [`approx_scores`] for one query and a block of rows.
+#[derive(Clone, Copy)]
+pub(crate) struct ApproxScores<'a> {
+    pub idots: &'a [i64],
+    /// Every dot fits in i32 (true when `d <= INT_CHUNK`), so it converts through i32, which
+    /// vectorises, to the same float.
+    pub fits_i32: bool,
+    pub qscale: f32,
+    pub qn: f32,
+    pub scales: &'a [f32],
+    pub norms: &'a [f32],
+    pub cos: bool,
 }
 
 #[inline(always)]
@@ -205,19 +245,53 @@ mod portable {
         tiled_block!(tile, q, nq, rows, nr, d, dots, norms);
     }
 
-    pub(super) fn int_dots(q: &[i16], codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
-        for (j, o) in out.iter_mut().enumerate().take(nr) {
-            let row = &codes[j * d..(j + 1) * d];
-            let mut total = 0i64;
-            for (qc, rc) in q[..d].chunks(INT_CHUNK).zip(row.chunks(INT_CHUNK)) {
-                let s: i32 = qc
-                    .iter()
-                    .zip(rc)
-                    .map(|(&a, &b)| i32::from(a) * i32::from(b))
-                    .sum();
-                total += i64::from(s);
+    #[inline(always)]
+    pub(super) fn approx_scores(s: ApproxScores<'_>, out: &mut [f32]) {
+        let n = out.len();
+        if s.fits_i32 {
+            for (o, &v) in out.iter_mut().zip(&s.idots[..n]) {
+                *o = (v as i32) as f32;
             }
-            *o = total;
+        } else {
+            for (o, &v) in out.iter_mut().zip(&s.idots[..n]) {
+                *o = v as f32;
+            }
+        }
+        for (o, &scale) in out.iter_mut().zip(&s.scales[..n]) {
+            *o *= s.qscale * scale;
+        }
+        if s.cos {
+            for (o, &rn) in out.iter_mut().zip(&s.norms[..n]) {
+                *o = crate::topk::cosine(*o, s.qn, rn);
+            }
+        }
+    }
+
+    pub(super) fn int_dots(
+        q: &[i16],
+        nq: usize,
+        codes: &[i8],
+        nr: usize,
+        d: usize,
+        out: &mut [i64],
+    ) {
+        // Rows outer: each row's codes stay in cache while every query meets them.
+        for (j, row) in codes.chunks_exact(d.max(1)).take(nr).enumerate() {
+            for (i, qrow) in q.chunks_exact(d.max(1)).take(nq).enumerate() {
+                let mut total = 0i64;
+                for (qc, rc) in qrow[..d].chunks(INT_CHUNK).zip(row[..d].chunks(INT_CHUNK)) {
+                    let s: i32 = qc
+                        .iter()
+                        .zip(rc)
+                        .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                        .sum();
+                    total += i64::from(s);
+                }
+                out[i * nr + j] = total;
+            }
+        }
+        if d == 0 {
+            out[..nq * nr].fill(0);
         }
     }
 }
@@ -265,22 +339,45 @@ mod tests {
 
     #[test]
     fn int_dots_are_exact() {
-        for d in [0usize, 5, 16, 40, 5000] {
-            let nr = 7;
-            let q: Vec<i16> = (0..d)
-                .map(|i| (i as i32 * 7919 % 65535 - 32767) as i16)
-                .collect();
-            let c: Vec<i8> = (0..nr * d)
-                .map(|i| (i as i32 * 31 % 255 - 127) as i8)
-                .collect();
-            let mut out = vec![0i64; nr];
-            int_dots(&q, &c, nr, d, &mut out);
-            for j in 0..nr {
-                let want: i64 = (0..d)
-                    .map(|t| i64::from(q[t]) * i64::from(c[j * d + t]))
-                    .sum();
-                assert_eq!(out[j], want);
+        // Extreme codes (-128 included) and query values, d across the chunk and tile edges.
+        for d in [0usize, 5, 16, 40, 511, 512, 513, 5000] {
+            for nq in [1usize, 3, 4, 9] {
+                let nr = 7;
+                let q: Vec<i16> = (0..nq * d)
+                    .map(|i| match i % 5 {
+                        0 => -32767,
+                        1 => 32767,
+                        _ => (i as i32 * 7919 % 65535 - 32767) as i16,
+                    })
+                    .collect();
+                let c: Vec<i8> = (0..nr * d)
+                    .map(|i| match i % 3 {
+                        0 => -128,
+                        _ => (i as i32 * 31 % 255 - 127) as i8,
+                    })
+                    .collect();
+                let mut out = vec![0i64; nq * nr];
+                int_dots(&q, nq, &c, nr, d, &mut out);
+                for i in 0..nq {
+                    for j in 0..nr {
+                        let want: i64 = (0..d)
+                            .map(|t| i64::from(q[i * d + t]) * i64::from(c[j * d + t]))
+                            .sum();
+                        assert_eq!(out[i * nr + j], want, "d={d} nq={nq} i={i} j={j}");
+                    }
+                }
             }
         }
+    }
+
+    #[test]
+    fn int_dots_saturated_chunk_does_not_overflow() {
+        // The worst case INT_CHUNK allows: every product is 32767·128 with the same sign.
+        let d = INT_CHUNK * 2 + 16;
+        let q = vec![-32767i16; 4 * d];
+        let c = vec![-128i8; 3 * d];
+        let mut out = vec![0i64; 12];
+        int_dots(&q, 4, &c, 3, d, &mut out);
+        assert!(out.iter().all(|&v| v == 32767 * 128 * d as i64));
     }
 }

@@ -102,48 +102,148 @@ pub(super) unsafe fn dot_block(
     tiled_block!(tile, q, nq, rows, nr, d, dots, norms);
 }
 
+/// Queries per register tile of the integer dots (× [`INT_TILE_ROWS`]: 8 accumulators, 2 widened
+/// code registers, a query and a product register).
+const INT_TILE_QUERIES: usize = 4;
+/// Rows per register tile of the integer dots.
+const INT_TILE_ROWS: usize = 2;
+
+/// The exact sums of four i32 accumulators. The horizontal adds cannot overflow: every partial
+/// sum adds a subset of one chunk's products, whose absolute sum [`INT_CHUNK`] keeps below 2³¹.
 #[inline(always)]
-unsafe fn hsum_i32(v: __m256i) -> i64 {
-    let mut l = [0i32; 8];
-    _mm256_storeu_si256(l.as_mut_ptr().cast(), v);
-    l.iter().map(|&x| i64::from(x)).sum()
+unsafe fn hsum4_i32(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [i32; 4] {
+    let ab = _mm256_hadd_epi32(a, b);
+    let cd = _mm256_hadd_epi32(c, d);
+    let abcd = _mm256_hadd_epi32(ab, cd);
+    let s = _mm_add_epi32(
+        _mm256_castsi256_si128(abcd),
+        _mm256_extracti128_si256::<1>(abcd),
+    );
+    let mut l = [0i32; 4];
+    _mm_storeu_si128(l.as_mut_ptr().cast(), s);
+    l
+}
+
+/// Exact integer dots of queries `qi..qi+MQ` with rows `rj..rj+MR` into `out[q * nr + r]`. Each
+/// 16-column step widens the MR rows' codes once and loads each query once, for MQ·MR `madd`s.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn int_tile<const MQ: usize, const MR: usize>(
+    q: &[i16],
+    qi: usize,
+    codes: &[i8],
+    rj: usize,
+    d: usize,
+    out: &mut [i64],
+    nr: usize,
+) {
+    let full = d - d % 16;
+    let qp = q.as_ptr().add(qi * d);
+    let cp = codes.as_ptr().add(rj * d);
+    let mut tot = [[0i64; MR]; MQ];
+    let mut start = 0;
+    while start < full {
+        let end = (start + INT_CHUNK).min(full);
+        let mut acc = [[_mm256_setzero_si256(); MR]; MQ];
+        let mut off = start;
+        while off < end {
+            let mut cv = [_mm256_setzero_si256(); MR];
+            for (b, v) in cv.iter_mut().enumerate() {
+                *v = _mm256_cvtepi8_epi16(_mm_loadu_si128(cp.add(b * d + off).cast()));
+            }
+            for (a, accq) in acc.iter_mut().enumerate() {
+                let qv = _mm256_loadu_si256(qp.add(a * d + off).cast());
+                for b in 0..MR {
+                    accq[b] = _mm256_add_epi32(accq[b], _mm256_madd_epi16(qv, cv[b]));
+                }
+            }
+            off += 16;
+        }
+        // Reduce four accumulators at a time (zero vectors pad the last group).
+        let zero = _mm256_setzero_si256();
+        let at = |t: usize| {
+            if t < MQ * MR {
+                acc[t / MR][t % MR]
+            } else {
+                zero
+            }
+        };
+        let mut t = 0;
+        while t < MQ * MR {
+            let s = hsum4_i32(at(t), at(t + 1), at(t + 2), at(t + 3));
+            for (u, &v) in s.iter().enumerate() {
+                if t + u < MQ * MR {
+                    tot[(t + u) / MR][(t + u) % MR] += i64::from(v);
+                }
+            }
+            t += 4;
+        }
+        start = end;
+    }
+    for (a, tq) in tot.iter().enumerate() {
+        let qrow = &q[(qi + a) * d..(qi + a + 1) * d];
+        for (b, &t) in tq.iter().enumerate() {
+            let row = &codes[(rj + b) * d..(rj + b + 1) * d];
+            let tail: i64 = (full..d)
+                .map(|c| i64::from(qrow[c]) * i64::from(row[c]))
+                .sum();
+            out[(qi + a) * nr + rj + b] = t + tail;
+        }
+    }
+}
+
+/// Run `int_tile` over all `nq × nr` pairs: MQ×MR tiles, then narrower ones at the edges. One
+/// query alone takes rows four at a time (the scan is memory-bound there).
+#[inline(always)]
+unsafe fn int_tiles<const MQ: usize, const MR: usize>(
+    q: &[i16],
+    nq: usize,
+    codes: &[i8],
+    nr: usize,
+    d: usize,
+    out: &mut [i64],
+) {
+    let mut i = 0;
+    while i + MQ <= nq {
+        let mut j = 0;
+        while j + MR <= nr {
+            int_tile::<MQ, MR>(q, i, codes, j, d, out, nr);
+            j += MR;
+        }
+        while j < nr {
+            int_tile::<MQ, 1>(q, i, codes, j, d, out, nr);
+            j += 1;
+        }
+        i += MQ;
+    }
+    while i < nq {
+        let mut j = 0;
+        while j + 4 <= nr {
+            int_tile::<1, 4>(q, i, codes, j, d, out, nr);
+            j += 4;
+        }
+        while j < nr {
+            int_tile::<1, 1>(q, i, codes, j, d, out, nr);
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+/// The portable body, compiled for AVX2 so that it vectorises 8 wide.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn approx_scores(s: ApproxScores<'_>, out: &mut [f32]) {
+    super::portable::approx_scores(s, out);
 }
 
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn int_dots(q: &[i16], codes: &[i8], nr: usize, d: usize, out: &mut [i64]) {
-    let full = d - d % 16;
-    let qp = q.as_ptr();
-    let mut j = 0;
-    // Four rows share each load of the query.
-    while j + 4 <= nr {
-        let mut tot = [0i64; 4];
-        let mut start = 0;
-        while start < full {
-            let end = (start + INT_CHUNK).min(full);
-            let mut acc = [_mm256_setzero_si256(); 4];
-            let mut off = start;
-            while off < end {
-                let qv = _mm256_loadu_si256(qp.add(off).cast());
-                for (b, a) in acc.iter_mut().enumerate() {
-                    let c = _mm_loadu_si128(codes.as_ptr().add((j + b) * d + off).cast());
-                    let c16 = _mm256_cvtepi8_epi16(c);
-                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(qv, c16));
-                }
-                off += 16;
-            }
-            for b in 0..4 {
-                tot[b] += hsum_i32(acc[b]);
-            }
-            start = end;
-        }
-        for (b, t) in tot.iter().enumerate() {
-            let row = &codes[(j + b) * d..(j + b + 1) * d];
-            let tail: i64 = (full..d).map(|t| i64::from(q[t]) * i64::from(row[t])).sum();
-            out[j + b] = t + tail;
-        }
-        j += 4;
-    }
-    if j < nr {
-        super::portable::int_dots(q, &codes[j * d..], nr - j, d, &mut out[j..]);
-    }
+pub(super) unsafe fn int_dots(
+    q: &[i16],
+    nq: usize,
+    codes: &[i8],
+    nr: usize,
+    d: usize,
+    out: &mut [i64],
+) {
+    int_tiles::<INT_TILE_QUERIES, INT_TILE_ROWS>(q, nq, codes, nr, d, out);
 }
