@@ -12,6 +12,8 @@ from remem.errors import DuplicateIdError, InvalidArgumentError
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn, objects, register_rows
+from remem.stores.duckdb.record_put import BOUND_ROWS, put_bound, refuse_existing
+from remem.stores.duckdb.record_reads import newest_live_rows, rows_by_id
 from remem.stores.duckdb.row_cache import Row
 from remem.stores.duckdb.schema import RECORD_TYPES
 from remem.stores.record_checks import (
@@ -64,12 +66,6 @@ _SUPERSEDE_TYPES = {"old_id": "VARCHAR", "new_id": "VARCHAR", "at_us": "BIGINT"}
 _SUBJECT = "json_extract_string(metadata, '$.subject')"
 _ATTRIBUTE = "json_extract_string(metadata, '$.attribute')"
 
-_BOUND_ROWS = 8
-"""Up to this many rows, ``put`` binds parameters instead of registering a numpy view."""
-
-_LITERAL_IN_LIMIT = 512
-"""Up to this many ids, ``get`` lists them as constants (an index lookup); above, a join."""
-
 
 def _db_row(record: MemoryRecord) -> tuple[object, ...]:
     row = list(record_to_row(record))
@@ -92,35 +88,6 @@ def _where(
         in_list="list_contains({p}::VARCHAR[], {expr})",
         placeholder="?",
     )
-
-
-def _refuse_existing(ids: list[str]) -> None:
-    if ids:
-        raise DuplicateIdError(
-            f"put: ids {ids} already exist; nothing was written (use upsert to replace)"
-        )
-
-
-def _put_bound(conn: Conn, rows: list[tuple[object, ...]]) -> None:
-    """``put`` of a few rows with bound parameters: two statements instead of the bulk path's
-    four (register, check, insert, unregister) — each DuckDB statement costs ~0.3 ms however
-    small, which made a single ``remember`` spend most of its time here."""
-    ids = [r[0] for r in rows]
-    marks = ", ".join("?" * len(ids))
-    existing = conn.execute(
-        f"SELECT id FROM memory_records WHERE id IN ({marks}) ORDER BY id LIMIT 10", ids
-    ).fetchall()
-    _refuse_existing([r[0] for r in existing])
-    one = "(" + ", ".join("?" * len(RECORD_COLUMNS)) + ")"
-    conn.execute(
-        f"INSERT INTO memory_records ({_COLS}) VALUES " + ", ".join([one] * len(rows)),
-        [_bound(v) for row in rows for v in row],
-    )
-
-
-def _bound(value: object) -> object:
-    # A tuple would bind as a STRUCT; the list columns want a LIST.
-    return list(value) if isinstance(value, tuple) else value
 
 
 def _missing(conn: Conn, view: str) -> list[str]:
@@ -166,8 +133,8 @@ class DuckDBRecordStore(DuckDBStore):
 
         def work(conn: Conn) -> None:
             cache.invalidate(r.id for r in batch)
-            if len(rows) <= _BOUND_ROWS:
-                _put_bound(conn, rows)
+            if len(rows) <= BOUND_ROWS:
+                put_bound(conn, rows)
                 return
             select = register_rows(conn, "remem_put", RECORD_COLUMNS, RECORD_TYPES, rows)
             try:
@@ -175,7 +142,7 @@ class DuckDBRecordStore(DuckDBStore):
                     "SELECT id FROM remem_put WHERE id IN (SELECT id FROM memory_records) "
                     "ORDER BY id LIMIT 10"
                 ).fetchall()
-                _refuse_existing([r[0] for r in existing])
+                refuse_existing([r[0] for r in existing])
                 conn.execute(f"INSERT INTO memory_records ({_COLS}) {select}")
             finally:
                 conn.unregister("remem_put")
@@ -233,24 +200,16 @@ class DuckDBRecordStore(DuckDBStore):
         return [row_to_record(found[i]) for i in wanted]
 
     async def _warm(self) -> None:
-        """Fill the row cache with the newest live records, once, on the first ``get``.
-
-        Recall reads ~30-50 records per query and a DuckDB point lookup costs ~2-3 ms at 10k
-        rows whatever their number, so without this every query that touches records no earlier
-        query touched paid it (the honest "distinct queries" p50 was twice the warm one). One
-        columnar read of up to ``limit`` rows (~0.1 s at 10k) pays it once. Newest first, as
-        recall favours recent memories; stored oldest first so eviction drops the oldest.
-        """
+        """Fill the row cache with the newest live records, once, on the first ``get``: a
+        DuckDB point lookup costs ~2-3 ms at 10k rows whatever the number of ids, which every
+        recall touching new records paid (the distinct-query p50 was twice the warm one); one
+        columnar read of up to ``limit`` rows (~0.1 s at 10k) pays it once."""
         cache = self._db.record_rows
         cache.warmed = True
         if cache.limit <= 0:
             return
         since = cache.generation
-        live = "superseded_by IS NULL AND stage IN ('short_term', 'long_term')"
-        sql = (
-            f"SELECT {_COLS} FROM (SELECT {_COLS} FROM memory_records WHERE {live} "
-            f"ORDER BY created_at DESC, id DESC LIMIT {int(cache.limit)}) ORDER BY created_at, id"
-        )
+        sql = newest_live_rows(cache.limit)
 
         def work(conn: Conn) -> list[tuple[Any, ...]]:
             return conn.execute(sql).fetchall()
@@ -259,15 +218,7 @@ class DuckDBRecordStore(DuckDBStore):
         cache.store({row[0]: row for row in rows}, since=since)
 
     async def _read_rows(self, ids: list[str]) -> list[tuple[Any, ...]]:
-        if len(ids) <= _LITERAL_IN_LIMIT:
-            # A constant IN list is answered from the primary-key index (~4x faster at 10k
-            # rows than the join a bound list makes, which decodes every row's columns).
-            # Ids are validated strings, quoted the SQL way.
-            listed = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
-            sql, params = f"SELECT {_COLS} FROM memory_records WHERE id IN ({listed})", []
-        else:
-            sql = f"SELECT {_COLS} FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))"
-            params = [ids]
+        sql, params = rows_by_id(ids)
 
         def work(conn: Conn) -> list[tuple[Any, ...]]:
             return conn.execute(sql, params).fetchall()
