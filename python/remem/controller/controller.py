@@ -6,10 +6,8 @@
     for hit in await controller.recall("where does Ana live?"):
         print(hit.score, hit.record.text, hit.explanation)
 
-Deviation from the Friday signature: memories need a record store (the source of truth for
-lifecycle and supersession; the vector and full-text indexes are derived from it), which the
-seed's list omits, so ``record_store`` is a required keyword argument.
-:class:`remem.Runtime` wires every store.
+Deviation from the Friday signature: ``record_store`` (the source of truth; the vector and
+full-text indexes derive from it) is a required keyword. :class:`remem.Runtime` wires them all.
 
 The controller does not own the stores: ``aclose()`` drains extraction and flushes access counts;
 whoever opened the stores closes them (the Runtime does, in reverse order). Every
