@@ -35,6 +35,7 @@ The tree::
         ├── DimensionMismatchError                vector of another dimension than the collection's
         ├── EmbeddingModelMismatchError           collection opened with another embedding model
         ├── IntegrityError                        stored data failed a consistency check
+        ├── PendingWritesError                    accepted writes not yet applied; kept, retried
         └── BackendError                          the database or index library itself failed
 
 Native kernels raise these same classes (see ``rust/src/py/errors.rs``), so one ``except`` clause
@@ -71,6 +72,7 @@ __all__ = [
     "NativeError",
     "NonFiniteError",
     "NotFoundError",
+    "PendingWritesError",
     "RememError",
     "ShapeError",
     "StalePlanError",
@@ -261,6 +263,11 @@ class EmbeddingModelMismatchError(StoreError):
 
 class IntegrityError(StoreError):
     """Stored data failed a consistency check."""
+
+
+class PendingWritesError(StoreError):
+    """Accepted (journaled) writes could not be applied to the stores yet; they are kept and
+    retried (see :mod:`remem.writebehind`)."""
 
 
 class BackendError(StoreError):

@@ -9,7 +9,8 @@ Backends (see :class:`~remem.runtime_config.RuntimeConfig`):
 
 * ``embedded`` (default): SQLite ``transcript.db`` + ``episodic.db`` (FTS5), one DuckDB file
   ``memory.duckdb`` for records and graph (one :class:`DuckDBDatabase`), ``vectors/``
-  (:class:`HnswVectorStore`), ``moves.journal`` (:class:`FileMoveJournal`); HashingEmbedder
+  (:class:`HnswVectorStore`), ``moves.journal`` (:class:`FileMoveJournal`),
+  ``writebehind.db`` (the write-behind journal, :mod:`remem.writebehind`); HashingEmbedder
   unless ``embedder=`` is given.
 * ``postgres``: ``Postgres*`` stores and :class:`PgVectorStore` on ``dsn``. Decision: the move
   journal stays a file in ``path`` — :class:`MoveJournal` is synchronous (its ``begin`` must be
@@ -46,6 +47,7 @@ from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore
+from remem.writebehind import JournalFile, WriteBehind, behind
 
 
 class Runtime:
@@ -171,6 +173,15 @@ class Runtime:
         for store in (transcript, episodic, records, graph, blocks, vectors):
             await self._opened(store)
         self._block_store = blocks
+        journal: WriteBehind | None = None
+        if cfg.uses_write_behind:
+            journal = WriteBehind(
+                JournalFile(cfg.path / "writebehind.db", durability=cfg.durability),
+                dimension=self.embedder.dimension,
+            )
+            # Every reader below gets the stores through the journal's barrier.
+            transcript, episodic = behind(transcript, journal), behind(episodic, journal)
+            records, vectors = behind(records, journal), behind(vectors, journal)
         collections = CollectionManager(
             vectors, self.embedder, journal=FileMoveJournal(cfg.path / "moves.journal")
         )
@@ -192,7 +203,12 @@ class Runtime:
             extractor=self.extractor,
             config=cfg.controller,
             clock=self.clock,
+            write_behind=journal,
         )
+        if journal is not None:
+            # Closed after the controller (whose extraction drain may still remember) and
+            # before the stores it applies to; opening replays what a crash left pending.
+            await self._opened(_OpenedJournal(journal))
         self._closers.append(self._controller)
         await self._attach_lifecycle(records, collections)
 
@@ -281,6 +297,19 @@ class Runtime:
             f"embeddings.model = {self.embedder.model_name}",
         )
         return "\n".join(lines)
+
+
+class _OpenedJournal:
+    """Adapts WriteBehind to the open()/aclose() pair the Runtime's closers expect."""
+
+    def __init__(self, journal: WriteBehind) -> None:
+        self.journal = journal
+
+    async def open(self) -> None:
+        await self.journal.open()
+
+    async def aclose(self) -> None:
+        await self.journal.aclose()
 
 
 def _fields(config: RuntimeConfig) -> dict[str, Any]:

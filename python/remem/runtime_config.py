@@ -8,6 +8,8 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     backend = "embedded"          # or "postgres"
     dsn = "postgresql://..."      # postgres only
     timezone = "UTC"
+    durability = "normal"         # or "full": commits also survive power loss
+    write_behind = true           # default: true for embedded, false for postgres
 
     [embeddings]
     provider = "hashing"          # the lexical, offline default
@@ -65,6 +67,17 @@ class RuntimeConfig:
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"
+    write_behind: bool | None = None
+    """Journal turns and memories and apply them in batches (:mod:`remem.writebehind`). None:
+    on for ``embedded`` (one process owns the directory), off for ``postgres`` (other processes
+    read the database directly and would not see journaled writes until applied)."""
+
+    @property
+    def uses_write_behind(self) -> bool:
+        """The effective write-behind setting (see ``write_behind``)."""
+        if self.write_behind is None:
+            return self.backend == "embedded"
+        return self.write_behind
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", Path(self.path))
@@ -79,6 +92,8 @@ class RuntimeConfig:
             )
         if self.durability not in ("normal", "full"):
             raise ConfigError(f"durability {self.durability!r} is unknown; use normal or full")
+        if self.write_behind not in (None, True, False):
+            raise ConfigError(f"write_behind must be true or false, got {self.write_behind!r}")
         load_timezone(self.timezone)
 
     @classmethod
@@ -95,7 +110,7 @@ class RuntimeConfig:
         """Build from the TOML layout as a dict; unknown keys raise ConfigError."""
         data = dict(data)
         top: dict[str, Any] = {}
-        for key in ("path", "backend", "dsn", "timezone", "durability"):
+        for key in ("path", "backend", "dsn", "timezone", "durability", "write_behind"):
             if key in data:
                 top[key] = data.pop(key)
         emb = _section(data, "embeddings", {"provider", "dimension"})
@@ -138,6 +153,7 @@ class RuntimeConfig:
             f"dsn = {mask_dsn(self.dsn) if self.dsn else '-'}",
             f"timezone = {self.timezone}",
             f"durability = {self.durability}",
+            f"write_behind = {str(self.uses_write_behind).lower()}",
             f"embeddings.provider = {self.embedding_provider}",
             f"embeddings.dimension = {self.embedding_dimension}",
             f"recall.fusion = {c.fusion.method}",

@@ -22,6 +22,7 @@ from remem.stores.hnsw import HnswVectorStore
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 from remem.stores.vector import VectorStore
+from remem.writebehind import JournalFile, WriteBehind, behind
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -46,8 +47,14 @@ def clock() -> ManualClock:
     return ManualClock(T0)
 
 
-@pytest.fixture
-async def make_stack(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Factory]:
+@pytest.fixture(params=["direct", "write_behind"])
+async def make_stack(
+    tmp_path: Path, clock: ManualClock, request: pytest.FixtureRequest
+) -> AsyncIterator[Factory]:
+    """Every controller test runs twice: writes applied at once, and through write-behind (the
+    Runtime's embedded default), where the Stack's stores are the barrier-wrapped ones the
+    controller uses. A test of the direct path's own semantics passes ``write_behind=False``."""
+    default_behind = request.param == "write_behind"
     async with AsyncExitStack() as exits:
 
         async def make(
@@ -56,6 +63,7 @@ async def make_stack(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Factor
             extractor: Extractor | None = None,
             config: ControllerConfig | None = None,
             name: str = "m",
+            write_behind: bool | None = None,
         ) -> Stack:
             root = tmp_path / name
             root.mkdir(exist_ok=True)
@@ -66,6 +74,11 @@ async def make_stack(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Factor
             graph = await exits.enter_async_context(DuckDBGraphStore(db))
             vstore = vectors if vectors is not None else HnswVectorStore(root / "vectors")
             vstore = await exits.enter_async_context(vstore)
+            journal: WriteBehind | None = None
+            if default_behind if write_behind is None else write_behind:
+                journal = WriteBehind(JournalFile(root / "writebehind.db"), dimension=384)
+                transcript, episodic = behind(transcript, journal), behind(episodic, journal)
+                records, vstore = behind(records, journal), behind(vstore, journal)
             collections = await exits.enter_async_context(
                 CollectionManager(
                     vstore, HashingEmbedder(), journal=FileMoveJournal(root / "moves.journal")
@@ -82,7 +95,11 @@ async def make_stack(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Factor
                 extractor=extractor,
                 config=config,
                 clock=clock,
+                write_behind=journal,
             )
+            if journal is not None:
+                await journal.open()
+                exits.push_async_callback(journal.aclose)  # after the controller's close
             exits.push_async_callback(controller.aclose)
             return Stack(
                 controller, transcript, episodic, records, graph, vstore, collections, clock

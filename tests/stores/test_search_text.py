@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from remem.stores.search_text import (
+    _CJK_RUN,
+    _TOKEN,
     MAX_QUERY_TERMS,
     STOPWORDS,
     fold,
@@ -89,3 +92,35 @@ def test_any_text_makes_a_valid_fts5_query(text: str) -> None:
 @pytest.mark.parametrize("text", ["", "   ", "!!!", "🙂🙂"])
 def test_texts_without_words_have_no_tokens(text: str) -> None:
     assert search_text(text) == ""
+
+
+def _slow_fold(text: str) -> str:
+    """The definition, step by step, with no shortcut (the fast paths must agree with it)."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).lower())
+    stripped = "".join(ch for ch in decomposed if not "\u0300" <= ch <= "\u036f")
+    return unicodedata.normalize("NFC", stripped)
+
+
+def _slow_search_text(text: str) -> str:
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(_slow_fold(text)):
+        token = match.group()
+        if _CJK_RUN.fullmatch(token):
+            tokens.extend(list(token) + [token[i : i + 2] for i in range(len(token) - 1)])
+        else:
+            tokens.append(token)
+    return " ".join(tokens)
+
+
+@given(
+    st.one_of(
+        st.text(),
+        st.text(alphabet=st.characters(max_codepoint=127)),
+        # accents, dotless/dotted i, long s, ligature, titlecase digraph, sigmas, CJK,
+        # halfwidth kana, fullwidth digit, combining marks
+        st.text(alphabet="aéÉ\u0131\u0130\u017f\ufb01\u01c5Σ\u03c3ς東京ｶﾞ_0\uff19 \u0301\u3099"),
+    )
+)
+def test_fast_paths_equal_the_definition(text: str) -> None:
+    assert fold(text) == _slow_fold(text)
+    assert search_text(text) == _slow_search_text(text)

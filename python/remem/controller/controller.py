@@ -13,6 +13,10 @@ The controller does not own the stores: ``aclose()`` drains extraction and flush
 whoever opened the stores closes them (the Runtime does, in reverse order). Every
 time-dependent step reads the injected ``clock`` — tests advance a ManualClock, never sleep.
 
+With ``write_behind=`` (the Runtime's embedded default) ``record_turn`` and ``remember`` are
+journaled and applied in batches; the stores must then be wrapped by
+:func:`remem.writebehind.behind` so every read waits for them (:mod:`remem.writebehind`).
+
 Recall: :mod:`remem.controller.recall`; fusion: :mod:`remem.controller.fusion`; writes:
 :mod:`remem.controller.writes`; extraction: :mod:`remem.controller.extraction_queue`.
 """
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
@@ -36,6 +39,7 @@ from remem.controller.extraction import ExtractionContext, ExtractionResult, Ext
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
+from remem.controller.journal_apply import JournalApplier, check_behind
 from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.telemetry import Telemetry
@@ -61,6 +65,7 @@ from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore, Where
+from remem.writebehind import WriteBehind
 
 
 class MemoryController:
@@ -83,11 +88,14 @@ class MemoryController:
         extractor: Extractor | None = None,
         config: ControllerConfig | None = None,
         clock: Clock | None = None,
+        write_behind: WriteBehind | None = None,
     ) -> None:
         if collection_manager.vector_store is not vector_store:
             raise ConfigError(
                 "collection_manager was built on another vector store; pass the same one"
             )
+        if write_behind is not None:
+            check_behind(vector_store, episodic_store, record_store, transcript_store)
         self.vector_store = vector_store
         self.graph_store = graph_store
         self.episodic_store = episodic_store
@@ -111,6 +119,7 @@ class MemoryController:
             resolver=self.resolver,
             failures=self._failures,
             now=self.clock.now,
+            journal=write_behind,
         )
         self._recall = RecallPipeline(
             record_store=record_store,
@@ -133,6 +142,10 @@ class MemoryController:
             transcript_store, episodic_store, failures=self._failures, now=self.clock.now
         )
         self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
+        self.write_behind = write_behind
+        if write_behind is not None:
+            applier = JournalApplier(self._turn_log, self._writer)
+            write_behind.bind(applier, record_failure=self._failures.add, now=self.clock.now)
         self._closed = False
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -209,19 +222,16 @@ class MemoryController:
         check_session_id(session_id)
         check_turn(user_message, assistant_message)
         meta: dict[str, object] = dict(check_metadata(metadata))
-        async with self._turn_log.lock(session_id):
-            last = await self._turn_log.last_turn(session_id)
-            number = last + 1 if turn_number is None else turn_number
-            entry = TranscriptEntry(
-                id=entry_id if entry_id is not None else f"turn-{uuid.uuid4().hex}",
-                session_id=session_id,
-                turn_number=number,
-                user_message=user_message,
-                assistant_message=assistant_message,
-                created_at=created_at if created_at is not None else self.clock.now(),
-                metadata=meta,
-            )
-            await self._turn_log.write(session_id, [entry], max(last, number))
+        entry = await self._turn_log.record(
+            session_id,
+            user_message,
+            assistant_message,
+            turn_number=turn_number,
+            entry_id=entry_id,
+            created_at=created_at if created_at is not None else self.clock.now(),
+            metadata=meta,
+            journal=self.write_behind,
+        )
         if self._extraction is not None:
             await self._extraction.add(entry)
         self._emit("record_turn", started, session_id=session_id)
@@ -250,21 +260,7 @@ class MemoryController:
         if not pairs:
             return []
         at = created_at if created_at is not None else self.clock.now()
-        async with self._turn_log.lock(session_id):
-            last = await self._turn_log.last_turn(session_id)
-            entries = [
-                TranscriptEntry(
-                    id=f"turn-{uuid.uuid4().hex}",
-                    session_id=session_id,
-                    turn_number=last + 1 + i,
-                    user_message=user,
-                    assistant_message=assistant,
-                    created_at=at,
-                    metadata=meta,
-                )
-                for i, (user, assistant) in enumerate(pairs)
-            ]
-            await self._turn_log.write(session_id, entries, last + len(entries))
+        entries = await self._turn_log.record_many(session_id, pairs, created_at=at, metadata=meta)
         if self._extraction is not None:
             for entry in entries:
                 await self._extraction.add(entry)

@@ -23,6 +23,7 @@ Operation = Literal[
     "compensation",
     "vector_cleanup",
     "consolidation",
+    "write_behind",
 ]
 
 

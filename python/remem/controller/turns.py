@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -12,6 +13,7 @@ from remem.errors import InputError, InvalidArgumentError, NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession, check_text
 from remem.stores.episodic import EpisodicStore
 from remem.stores.transcript import TranscriptStore
+from remem.writebehind import WriteBehind
 
 
 class TurnLog:
@@ -59,14 +61,83 @@ class TurnLog:
         self.last_turns[session_id] = last
         return last
 
+    async def record(
+        self,
+        session_id: str,
+        user_message: str,
+        assistant_message: str,
+        *,
+        turn_number: int | None,
+        entry_id: str | None,
+        created_at: datetime,
+        metadata: dict[str, object],
+        journal: WriteBehind | None,
+    ) -> TranscriptEntry:
+        """Number (under the session's lock) and write one validated turn.
+
+        With a write-behind ``journal`` the turn is durable in the journal on return, in the
+        transcript and index with the next batch; a caller's own number or id takes the direct
+        path instead, so a clash raises right here."""
+        async with self.lock(session_id):
+            last = await self.last_turn(session_id)
+            number = last + 1 if turn_number is None else turn_number
+            entry = TranscriptEntry(
+                id=entry_id if entry_id is not None else f"turn-{uuid.uuid4().hex}",
+                session_id=session_id,
+                turn_number=number,
+                user_message=user_message,
+                assistant_message=assistant_message,
+                created_at=created_at,
+                metadata=metadata,
+            )
+            if journal is not None and turn_number is None and entry_id is None:
+                await journal.add_turns([entry])
+                self.last_turns[session_id] = number
+            else:
+                await self.write(session_id, [entry], max(last, number))
+        return entry
+
+    async def record_many(
+        self,
+        session_id: str,
+        pairs: list[tuple[str, str]],
+        *,
+        created_at: datetime,
+        metadata: dict[str, object],
+    ) -> list[TranscriptEntry]:
+        """Number (under the session's lock) and write validated turns as one batch per store."""
+        async with self.lock(session_id):
+            last = await self.last_turn(session_id)
+            entries = [
+                TranscriptEntry(
+                    id=f"turn-{uuid.uuid4().hex}",
+                    session_id=session_id,
+                    turn_number=last + 1 + i,
+                    user_message=user,
+                    assistant_message=assistant,
+                    created_at=created_at,
+                    metadata=metadata,
+                )
+                for i, (user, assistant) in enumerate(pairs)
+            ]
+            await self.write(session_id, entries, last + len(entries))
+        return entries
+
     async def write(self, session_id: str, entries: list[TranscriptEntry], last: int) -> None:
         """Transcript first (durable once it returns), then one episodic batch; an indexing
         failure is recorded and re-raised (the turns stay in the transcript)."""
         if self.transcript is not None:
             await self.transcript.append_entries(entries)
         self.last_turns[session_id] = last
+        await self.index(entries)
+
+    async def index(self, entries: list[TranscriptEntry]) -> None:
+        """Index turns in the episodic store (a retry of identical turns is a no-op); a failure
+        is recorded and re-raised."""
+        # model_copy, not replace(): the entry is already validated and one int is added.
         indexed = [
-            e.replace(metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)}) for e in entries
+            e.model_copy(update={"metadata": {**e.metadata, USER_CHARS_KEY: len(e.user_message)}})
+            for e in entries
         ]
         try:
             await self.episodic.index_turns(indexed)

@@ -52,6 +52,7 @@ from remem.models import (
 from remem.staging import STAGED, CollectionManager
 from remem.stores.episodic import EpisodicStore, NoteInput
 from remem.stores.records import RecordStore
+from remem.writebehind import WriteBehind
 
 MAX_TEXT_CHARS = 1_000_000
 
@@ -68,8 +69,10 @@ class MemoryWriter:
         resolver: EntityResolver,
         failures: FailureLog,
         now: Callable[[], datetime],
+        journal: WriteBehind | None = None,
     ) -> None:
         self.records = record_store
+        self.journal = journal
         self.episodic = episodic_store
         self.collections = collection_manager
         self.resolver = resolver
@@ -118,7 +121,12 @@ class MemoryWriter:
             resolved = [await self.resolver.resolve(n, namespace=namespace) for n in names]
             written = await self.resolver.upsert_resolved(resolved, provenance=record.provenance)
             record = record.replace(entity_ids=tuple(e.id for e in written))
-        await self._batcher.submit((record, vectors, _note(record, now)))
+        if self.journal is not None and memory_id is None:
+            # Write-behind: durable in the journal now, in the stores with the next batch. A
+            # caller's own id takes the direct path, where a duplicate raises right here.
+            await self.journal.add_memories([record], vectors)
+        else:
+            await self._batcher.submit((record, vectors, note_of(record)))
         return record
 
     async def remember_many(
@@ -167,7 +175,7 @@ class MemoryWriter:
             batch = await self.embeddings.embed_documents([r.text for r in records])
         else:
             batch = _check_vectors(vectors, len(records), dim)
-        await self._store(records, batch, [_note(r, now) for r in records])
+        await self._store(records, batch, [note_of(r) for r in records])
         return records
 
     async def _store_batched(
@@ -417,12 +425,12 @@ def check_query_vectors(vectors: object, count: int, dimension: int) -> NDArray[
     return _check_vectors(vectors, count, dimension)
 
 
-def _note(record: MemoryRecord, now: datetime) -> NoteInput:
+def note_of(record: MemoryRecord) -> NoteInput:
     """The full-text note of a fresh memory (same id, so both retrievers fuse under one key)."""
     return NoteInput(
         note_id=record.id,
         text=record.text,
-        created_at=now,
+        created_at=record.lifecycle.created_at,
         session_id=record.session_id,
         metadata={"kind": record.kind.value, "namespace": record.namespace},
     )

@@ -75,16 +75,22 @@ _CJK = (
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+"""``_TOKEN`` on lowercase ASCII text: no CJK, and ``[^\\W_]`` is exactly ``[a-z0-9]``."""
+_ACCENTS = re.compile("[\u0300-\u036f]+")
 
 
 def fold(text: str) -> str:
     """NFKC, lowercased, then Latin/Greek/Cyrillic accents (U+0300-U+036F) removed.
 
     Only that block is stripped: kana voicing marks (が = か + U+3099) carry meaning.
+    ASCII text only needs lowercasing (every normalisation step leaves it unchanged); that
+    shortcut matters because every turn and memory is folded when it is indexed.
     """
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).lower())
-    stripped = "".join(ch for ch in decomposed if not "\u0300" <= ch <= "\u036f")
-    return unicodedata.normalize("NFC", stripped)
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", decomposed))
 
 
 def _cjk_grams(run: str) -> list[str]:
@@ -96,6 +102,8 @@ def _cjk_grams(run: str) -> list[str]:
 def search_text(text: str) -> str:
     """The space-separated tokens a backend indexes for ``text``."""
     folded = fold(text[:MAX_INDEXED_CHARS])
+    if folded.isascii():
+        return " ".join(_ASCII_TOKEN.findall(folded))
     tokens: list[str] = []
     for match in _TOKEN.finditer(folded):
         token = match.group()

@@ -171,6 +171,11 @@ class EmbeddedDatabase:
             (self._name, self._schema_version),
         )
 
+    def extra_connection(self) -> sqlite3.Connection:
+        """A second connection with the same settings, for the caller's thread to own and close
+        (the schema must already exist: run a job on the worker first)."""
+        return self._connect()
+
     async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(connection)`` on the worker thread."""
         return await self._worker.run(lambda: fn(self.connection()))
