@@ -33,8 +33,18 @@ fn int<'py, T: for<'a> FromPyObject<'a, 'py>>(
     })
 }
 
-fn pair<'py>(obj: &Bound<'py, PyAny>, name: &'static str) -> PyResult<(usize, usize)> {
-    int::<(usize, usize)>(obj, name, "a (lo, hi) pair of ints >= 0")
+/// A `(lo, hi)` pair (any 2-item sequence of ints >= 0).
+fn pair(obj: &Bound<'_, PyAny>, name: &'static str) -> PyResult<(usize, usize)> {
+    match int::<Vec<usize>>(obj, name, "a (lo, hi) pair of ints >= 0")?[..] {
+        [lo, hi] => Ok((lo, hi)),
+        _ => Err(to_pyerr(
+            obj.py(),
+            KernelError::OutOfRange {
+                name,
+                detail: format!("{obj} is not a (lo, hi) pair"),
+            },
+        )),
+    }
 }
 
 /// Vectors of a tokenised batch: float32 of shape (n_texts, dimension).
