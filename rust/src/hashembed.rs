@@ -50,7 +50,7 @@ pub const CHAR_WEIGHT: f64 = 0.35;
 /// turns, d = 384, threshold forced to 1 vs `REMEM_NUM_THREADS=1`): a chat turn (~23 tokens)
 /// costs ~1.9 µs; 2 threads lost below 256 turns (8 turns: 86 vs 18 µs; 256 turns / 5.7k
 /// occurrences: 476 vs 458 µs) and won from about 1k turns (23k occurrences: 1.68 vs 1.86 ms;
-/// 10k turns: 15.6 vs 18.9 ms, more on an idle machine).
+/// 10k turns: 15.6 vs 18.9 ms).
 const PAR_OCCURRENCES: usize = 1 << 14;
 /// Rows per parallel chunk, at least (one accumulator allocation per chunk).
 const MIN_CHUNK_ROWS: usize = 16;
