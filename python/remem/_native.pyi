@@ -120,3 +120,19 @@ def bm25_top_k(
     b: float = 0.75,
     mask: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]: ...
+
+# --- hashembed (HashingEmbedder feature accumulation over a CSR batch of hashed tokens) --------
+
+def hash_embed(
+    text_offsets: NDArray[np.int64],
+    ids: NDArray[np.int64],
+    hashes: NDArray[np.uint64],
+    char_offsets: NDArray[np.int64],
+    chars: NDArray[np.uint32],
+    *,
+    dimension: int,
+    ngram_range: tuple[int, int],
+    char_ngrams: tuple[int, int] | None,
+    seed: int,
+    empty_hash: int,
+) -> NDArray[np.float32]: ...

@@ -6,6 +6,7 @@
 pub mod bm25;
 pub mod decay;
 pub mod error;
+pub mod hashembed;
 pub mod parallel;
 pub mod score;
 pub mod select;

@@ -3,43 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import chain
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.embeddings._checks import check_matrix, check_text, check_texts, first_row
+from remem.embeddings._checks import check_text, check_texts, first_row
+from remem.embeddings._token_hashes import TokenHashCache
 from remem.errors import ConfigError
+from remem.kernels.hashembed import hash_embed_tokens
 from remem.reference import hashing_embedder as spec
 
 __all__ = ["HashingEmbedder"]
 
-_U64 = np.uint64
-_GOLDEN = _U64(spec.GOLDEN)
-_FNV_PRIME = _U64(spec.FNV_PRIME)
 _MAX_NGRAM = 8
 _MAX_CHAR_NGRAM = 12
 # Below this many characters a batch is hashed on the event loop: a thread hop costs more.
 _OFFLOAD_MIN_CHARS = 32_768
-
-
-def _mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """splitmix64's finaliser over an array (uint64 arithmetic wraps, as the spec requires)."""
-    z = x + _GOLDEN
-    z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
-    return z ^ (z >> _U64(31))
-
-
-def _ranges(counts: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Concatenated ``arange(c)`` for every c in counts (the offset of each item in its group)."""
-    total = int(counts.sum())
-    starts = np.cumsum(counts) - counts
-    return np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +40,9 @@ class HashingEmbedder:
     ``char_ngrams`` of each space-padded token (``None`` turns them off); signed hashing into
     ``dimension`` buckets; sublinear tf ``sign(v)·log1p(|v|)``; L2 normalisation. The exact
     definition is :mod:`remem.reference.hashing_embedder` (the pure-Python twin tests check).
+    Tokenising and the blake2b token hashes run in Python (recent tokens' hashes are cached,
+    :class:`~remem.embeddings._token_hashes.TokenHashCache`); the rest runs in the native kernel
+    :mod:`remem.kernels.hashembed` (~20 µs for one chat turn).
 
     ``model_name`` encodes every parameter ("remem-hashing-v1-384" for the defaults), so a
     collection built with other parameters is recognised as another model.
@@ -72,6 +57,8 @@ class HashingEmbedder:
     ngram_range: tuple[int, int] = (1, 2)
     char_ngrams: tuple[int, int] | None = (3, 5)
     seed: int = 0
+    # blake2b of recently seen tokens; not a parameter (no part of eq, hash or repr).
+    _hashes: TokenHashCache = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.dimension, int) or not 2 <= self.dimension <= 1 << 20:
@@ -90,6 +77,7 @@ class HashingEmbedder:
                 )
         if not isinstance(self.seed, int) or not 0 <= self.seed < 1 << 64:
             raise ConfigError(f"seed must be an int in [0, 2**64), got {self.seed!r}")
+        object.__setattr__(self, "_hashes", TokenHashCache(self.seed))
 
     @property
     def recommended_floors(self) -> dict[str, float]:
@@ -127,102 +115,17 @@ class HashingEmbedder:
         """Synchronous :meth:`embed_documents` (pure CPU work; safe from any thread)."""
         return self._encode(check_texts(texts))
 
-    def _token_hashes(self, tokens: list[str]) -> NDArray[np.uint64]:
-        key = self.seed.to_bytes(8, "little")
-        blake = hashlib.blake2b
-        return np.fromiter(
-            (
-                int.from_bytes(
-                    blake(t.encode("utf-8"), digest_size=8, key=key, person=spec.PERSON).digest(),
-                    "little",
-                )
-                for t in tokens
-            ),
-            dtype=np.uint64,
-            count=len(tokens),
-        )
-
     def _encode(self, texts: list[str]) -> NDArray[np.float32]:
-        n, d = len(texts), self.dimension
+        # The kernel's rows are finite float32 of the right shape by construction (tested), so
+        # the output check the other embedders need would only add ~5 µs to every remember().
         normalize, findall = unicodedata.normalize, spec.TOKEN_RE.findall
-        token_lists = [findall(normalize("NFKC", t).casefold()) for t in texts]
-        lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
-        flat = list(chain.from_iterable(token_lists))
-        uniq = list(dict.fromkeys(flat))
-        vocab = dict(zip(uniq, range(len(uniq)), strict=True))
-        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-        uniq_hash = self._token_hashes(uniq)
-        occ_rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
-        occ_hash = uniq_hash[ids]
-
-        rows: list[NDArray[np.int64]] = []
-        hashes: list[NDArray[np.uint64]] = []
-        weights: list[float] = []
-
-        def add(r: NDArray[np.int64], h: NDArray[np.uint64], w: float) -> None:
-            rows.append(r)
-            hashes.append(h)
-            weights.append(w)
-
-        empty = np.flatnonzero(lengths == 0)
-        add(empty, np.repeat(self._token_hashes([""]), empty.size), spec.WORD_WEIGHT)
-        lo, hi = self.ngram_range
-        for k in range(lo, hi + 1):
-            m = ids.size - k + 1
-            if m <= 0:
-                continue
-            h = occ_hash[:m].copy()
-            for j in range(1, k):
-                h = _mix((h * _GOLDEN) ^ occ_hash[j : j + m])
-            same_text = occ_rows[:m] == occ_rows[k - 1 :]
-            add(
-                occ_rows[:m][same_text],
-                h[same_text],
-                spec.WORD_WEIGHT if k == 1 else spec.NGRAM_WEIGHT,
-            )
-        if self.char_ngrams is not None and uniq:
-            tok_ptr, tok_feats = self._char_features(uniq)
-            occ_count = np.diff(tok_ptr)[ids]
-            index = np.repeat(tok_ptr[:-1][ids], occ_count) + _ranges(occ_count)
-            add(np.repeat(occ_rows, occ_count), tok_feats[index], spec.CHAR_WEIGHT)
-
-        all_rows = np.concatenate(rows)
-        all_hash = np.concatenate(hashes)
-        signed = np.concatenate(
-            [np.full(r.size, w, dtype=np.float64) for r, w in zip(rows, weights, strict=True)]
+        cache = self._hashes
+        return hash_embed_tokens(
+            [findall(normalize("NFKC", t).casefold()) for t in texts],
+            cache.hashes,
+            dimension=self.dimension,
+            ngram_range=self.ngram_range,
+            char_ngrams=self.char_ngrams,
+            seed=self.seed,
+            empty_hash=cache.empty_hash,
         )
-        signed[(all_hash >> _U64(63)).astype(bool)] *= -1.0
-        keys = all_rows * d + (all_hash % _U64(d)).astype(np.int64)
-        buckets = np.bincount(keys, weights=signed, minlength=n * d).reshape(n, d)
-        values = np.sign(buckets) * np.log1p(np.abs(buckets))
-        norms = np.sqrt(np.einsum("ij,ij->i", values, values))
-        np.divide(values, norms[:, None], out=values, where=norms[:, None] > 0)
-        out = np.ascontiguousarray(values, dtype=np.float32)
-        return check_matrix(out, rows=n, dimension=d, source=self.model_name)
-
-    def _char_features(self, tokens: list[str]) -> tuple[NDArray[np.int64], NDArray[np.uint64]]:
-        """Per-token character n-gram hashes as CSR: ``feats[ptr[i]:ptr[i+1]]`` for token i.
-
-        Within a token the order is by n, then start position (the spec's order).
-        """
-        assert self.char_ngrams is not None
-        padded = [f" {t} " for t in tokens]
-        plens = np.fromiter(map(len, padded), dtype=np.int64, count=len(padded))
-        codes = np.frombuffer("".join(padded).encode("utf-32-le"), dtype=np.uint32).astype(_U64)
-        tok_start = np.cumsum(plens) - plens
-        basis = _U64(spec.FNV_OFFSET ^ spec.mix(self.seed))
-        owners: list[NDArray[np.int64]] = []
-        feats: list[NDArray[np.uint64]] = []
-        for size in range(self.char_ngrams[0], self.char_ngrams[1] + 1):
-            counts = np.maximum(plens - size + 1, 0)
-            starts = np.repeat(tok_start, counts) + _ranges(counts)
-            h = np.full(starts.size, basis, dtype=_U64)
-            for j in range(size):
-                h = (h ^ codes[starts + j]) * _FNV_PRIME
-            owners.append(np.repeat(np.arange(len(tokens), dtype=np.int64), counts))
-            feats.append(_mix(h))
-        owner = np.concatenate(owners)
-        order = np.argsort(owner, kind="stable")
-        ptr = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=len(tokens)), out=ptr[1:])
-        return ptr, np.concatenate(feats)[order]

@@ -6,6 +6,7 @@
 mod arrays;
 mod bm25;
 mod errors;
+mod hashembed;
 mod scoring;
 mod select;
 mod tokens;
@@ -21,6 +22,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(configured_threads, m)?)?;
     bm25::register(m)?;
+    hashembed::register(m)?;
     scoring::register(m)?;
     select::register(m)?;
     tokens::register(m)?;
