@@ -57,11 +57,17 @@ class JournalApplier:
     async def __call__(self, batch: list[PendingWrite]) -> list[tuple[PendingWrite, str]]:
         turns = [w for w in batch if w.turn is not None]
         memories = [w for w in batch if w.record is not None]
-        refused: list[tuple[PendingWrite, str]] = []
-        if turns:
-            refused += await self._apply_turns(turns)
-        if memories:
-            await self._apply_memories(memories)
+        # Turns and memories touch different stores but the episodic one: run both paths at
+        # once so the stores' threads overlap; both finish before any error is raised.
+        refused, applied = await asyncio.gather(
+            self._apply_turns(turns) if turns else _nothing(),
+            self._apply_memories(memories) if memories else _none(),
+            return_exceptions=True,
+        )
+        for outcome in (refused, applied):
+            if isinstance(outcome, BaseException):
+                raise outcome
+        assert isinstance(refused, list)
         return refused
 
     async def _apply_turns(self, writes: list[PendingWrite]) -> list[tuple[PendingWrite, str]]:
@@ -119,6 +125,14 @@ class JournalApplier:
             if isinstance(outcome, BaseException):
                 raise outcome
         await writer.episodic.add_notes([note_of(r) for r in records])
+
+
+async def _nothing() -> list[tuple[PendingWrite, str]]:
+    return []
+
+
+async def _none() -> None:
+    return None
 
 
 async def _in_transcript(turns: TurnLog, entry: TranscriptEntry) -> bool:

@@ -106,10 +106,18 @@ class JournalFile:
             self._inline = self._db.extra_connection()
             self._inline.execute("PRAGMA wal_autocheckpoint = 0")
 
-    async def _write(self, action: str, fn: Callable[[sqlite3.Connection], None]) -> None:
+    async def _write(
+        self, action: str, fn: Callable[[sqlite3.Connection], None], *, single: bool = False
+    ) -> None:
+        """``fn`` in a transaction; ``single``: fn is one statement, atomic on its own, so it
+        runs in autocommit mode (one call into SQLite instead of three — this is per write)."""
+
         def run(conn: sqlite3.Connection) -> None:
             try:
-                write_transaction(conn, fn)
+                if single:
+                    fn(conn)
+                else:
+                    write_transaction(conn, fn)
             except sqlite3.Error as exc:
                 raise wrap_sqlite_error(exc, action) from exc
 
@@ -144,9 +152,12 @@ class JournalFile:
         rows = [w.row() for w in writes]
 
         def insert(c: sqlite3.Connection) -> None:
-            c.executemany("INSERT INTO pending VALUES (?, ?, ?, ?)", rows)
+            if len(rows) == 1:
+                c.execute("INSERT INTO pending VALUES (?, ?, ?, ?)", rows[0])
+            else:
+                c.executemany("INSERT INTO pending VALUES (?, ?, ?, ?)", rows)
 
-        await self._write("journaling writes", insert)
+        await self._write("journaling writes", insert, single=len(rows) == 1)
 
     async def remove(self, seqs: Sequence[int]) -> None:
         """Forget the writes the stores now hold."""
