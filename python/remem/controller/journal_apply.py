@@ -112,8 +112,8 @@ class JournalApplier:
         by_id = {r.id: i for i, r in enumerate(records)}
 
         async def add(batch: list[MemoryRecord]) -> None:
-            rows = [by_id[r.id] for r in batch]
-            await writer.collections.add(batch, vectors=vectors[rows])
+            rows = vectors if batch is records else vectors[[by_id[r.id] for r in batch]]
+            await writer.collections.add(batch, vectors=rows)
 
         # Both finish before we go on: a stray write must not race the batch's retry.
         outcomes = await asyncio.gather(
