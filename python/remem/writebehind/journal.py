@@ -150,11 +150,6 @@ class WriteBehind:
         for w in numbered:  # commits finish in order, but resumptions may interleave
             bisect.insort(self._pending, w, key=lambda p: p.seq)
         self._schedule()
-        if self._background is not None and not self._background.done():
-            # The inline append never suspends, so a caller writing in a loop would otherwise
-            # not let the applying task run until it stops: yield once, so the batch in flight
-            # moves on (its store work runs on other threads, overlapping with the caller's).
-            await asyncio.sleep(0)
 
     def _schedule(self) -> None:
         loop = asyncio.get_running_loop()
