@@ -251,3 +251,21 @@ async def test_a_controller_with_write_behind_needs_wrapped_stores(tmp_path: Pat
             record_store=DuckDBRecordStore(db),
             write_behind=journal,
         )
+
+
+async def test_write_behind_on_postgres_when_asked(pg_dsn: str, tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    async with Runtime.open(root, backend="postgres", dsn=pg_dsn, write_behind=True) as rt:
+        c = rt.controller
+        wb = journal_of(rt)
+        wb.max_delay = 60.0
+        turn = await c.record_turn("s", "I keep bees on the roof", "")
+        memory = await c.remember("The user keeps bees")
+        assert wb.pending == 2
+        assert (await c.recall("bees", k=1))[0].record.id == memory.id
+        transcript = c.transcript_store
+        assert transcript is not None
+        assert [e.id for e in await transcript.get_entries("s")] == [turn.id]
+    async with Runtime.open(root, backend="postgres", dsn=pg_dsn) as rt:  # the default: off
+        assert rt.controller.write_behind is None
+        assert [r.id for r in await rt.controller.record_store.scan()] == [memory.id]

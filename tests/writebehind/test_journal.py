@@ -125,7 +125,8 @@ async def test_a_journal_of_another_dimension_is_refused(tmp_path: Path) -> None
     await first.open()
     await first.add_memories([record(1)], vectors(1))
     await first.file.aclose()
-    other = WriteBehind(JournalFile(tmp_path / "wb.db"), dimension=DIM + 1)
+    other = journal(tmp_path, Applier(), [])
+    other.dimension = DIM + 1
     with pytest.raises(IntegrityError, match="embedder"):
         await other.open()
     await other.file.aclose()
@@ -306,3 +307,9 @@ async def test_checkpoints_run_on_the_worker_and_keep_every_row(tmp_path: Path) 
     assert [w.id for w in await reopened.file.load(DIM)] == ["t10"]
     await reopened.aclose()
     assert applier.ids == [f"t{i}" for i in range(10)]
+
+
+async def test_opening_without_an_applier_is_a_config_error(tmp_path: Path) -> None:
+    wb = WriteBehind(JournalFile(tmp_path / "wb.db"), dimension=DIM)
+    with pytest.raises(ConfigError, match="applier"):
+        await wb.open()

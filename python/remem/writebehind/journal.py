@@ -116,6 +116,11 @@ class WriteBehind:
         """Load what a previous process left pending and apply it; return how many writes."""
         if self._opened:
             return 0
+        if self._apply is None:
+            raise ConfigError(
+                "write-behind has no applier; build the MemoryController with "
+                "write_behind=journal before opening the journal"
+            )
         await self.file.open()
         self._seq = await self.file.next_seq()
         left = await self.file.load(self.dimension)
@@ -198,14 +203,14 @@ class WriteBehind:
         if task is None or task.done():
             batch = self._pending[: self.batch_size]
             task = asyncio.get_running_loop().create_task(self._apply_batch(batch))
+            task.add_done_callback(_retrieve)  # its waiters may all have been cancelled
             self._inflight = task
         # Shielded: a cancelled caller must not abort a batch that other callers wait for.
         await asyncio.shield(task)
 
     async def _apply_batch(self, batch: list[PendingWrite]) -> None:
         _APPLYING.set(True)  # this task's context only
-        if self._apply is None:
-            raise ConfigError("write-behind has no applier; build the controller with it")
+        assert self._apply is not None  # open() checked
         try:
             refused = await self._apply(batch)
             for write, reason in refused:
@@ -251,3 +256,10 @@ class WriteBehind:
                 await self.flush()
         finally:
             await self.file.aclose()
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Mark a batch's outcome as seen: a failure is already in ``failures()``, and a batch
+    whose waiters were cancelled must not log "exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
