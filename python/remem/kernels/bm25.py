@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
-from remem.errors import DTypeError, InvalidArgumentError
+from remem.kernels._ints import int_array
 
 __all__ = ["FTS5_B", "FTS5_K1", "Hits", "bm25_top_k", "bm25_top_k_many", "fts5_idf"]
 
@@ -49,27 +49,6 @@ def fts5_idf(n_docs: int, df: int) -> float:
     or ``1e-6`` when that is ≤ 0 (a term in more than half the rows)."""
     idf = math.log((n_docs - df + 0.5) / (df + 0.5))
     return idf if idf > 0.0 else 1e-6
-
-
-def _ints(a: ArrayLike, dtype: type[np.integer[Any]], name: str) -> NDArray[Any]:
-    """``a`` as a C-contiguous ``dtype`` array: no copy when it already is one; integers outside
-    the dtype's range raise (never wrap), non-integers raise DTypeError."""
-    arr = np.asarray(a)
-    if arr.dtype == dtype:
-        return np.ascontiguousarray(arr)
-    if arr.size == 0:
-        return np.zeros(arr.shape, dtype=dtype)
-    if arr.dtype.kind not in "iu":
-        raise DTypeError(
-            f"{name} must hold integers, got dtype {arr.dtype}; pass a {np.dtype(dtype)} array"
-        )
-    info = np.iinfo(dtype)
-    if int(arr.min()) < info.min or int(arr.max()) > info.max:
-        raise InvalidArgumentError(
-            f"{name} is out of range: its values must fit {np.dtype(dtype)} "
-            f"({info.min} .. {info.max})"
-        )
-    return np.ascontiguousarray(arr, dtype=dtype)
 
 
 def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
@@ -100,16 +79,16 @@ def bm25_top_k_many(
     Every query is validated before any is scored; the result arrays of query ``i`` are views
     into one buffer.
     """
-    terms = [_ints(t, np.int64, "term_ids").reshape(-1) for t, _ in queries]
+    terms = [int_array(t, np.int64, "term_ids").reshape(-1) for t, _ in queries]
     idfs = [np.ascontiguousarray(w, dtype=np.float64).reshape(-1) for _, w in queries]
     qoff = np.fromiter(
         accumulate((len(t) for t in terms), initial=0), dtype=np.int64, count=len(terms) + 1
     )
     hit_off, hit_docs, hit_scores = _native.bm25_top_k(
-        _ints(offsets, np.int64, "offsets"),
-        _ints(docs, np.int32, "docs"),
-        _ints(tfs, np.uint32, "tfs"),
-        _ints(doc_lengths, np.uint32, "doc_lengths"),
+        int_array(offsets, np.int64, "offsets"),
+        int_array(docs, np.int32, "docs"),
+        int_array(tfs, np.uint32, "tfs"),
+        int_array(doc_lengths, np.uint32, "doc_lengths"),
         qoff,
         _joined(terms, np.int64),
         _joined(idfs, np.float64),

@@ -31,45 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import accumulate, chain
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
-from remem.errors import DTypeError, InvalidArgumentError
+from remem.kernels._ints import int_array
 
 __all__ = ["hash_embed", "hash_embed_tokens"]
-
-
-def _ints(a: ArrayLike, dtype: type[np.integer[Any]], name: str) -> NDArray[Any]:
-    """``a`` as a C-contiguous ``dtype`` array: no copy when it already is one; integers outside
-    the dtype's range raise InvalidArgumentError (never wrap), non-integers DTypeError."""
-    if not isinstance(a, np.ndarray):
-        items = list(a) if isinstance(a, Sequence) else a
-        if isinstance(items, list) and not all(isinstance(x, int | np.integer) for x in items):
-            raise DTypeError(f"{name} must hold integers; pass a {np.dtype(dtype)} array")
-        try:
-            return np.ascontiguousarray(np.array(items, dtype=dtype))
-        except OverflowError as exc:
-            raise InvalidArgumentError(
-                f"{name} is out of range: its values must fit {np.dtype(dtype)}"
-            ) from exc
-    if a.dtype == dtype:
-        return np.ascontiguousarray(a)
-    if a.size == 0:
-        return np.zeros(a.shape, dtype=dtype)
-    if a.dtype.kind not in "iu":
-        raise DTypeError(
-            f"{name} must hold integers, got dtype {a.dtype}; pass a {np.dtype(dtype)} array"
-        )
-    info = np.iinfo(dtype)
-    if int(a.min()) < info.min or int(a.max()) > info.max:
-        raise InvalidArgumentError(
-            f"{name} is out of range: its values must fit {np.dtype(dtype)} "
-            f"({info.min} .. {info.max})"
-        )
-    return np.ascontiguousarray(a, dtype=dtype)
 
 
 def hash_embed(
@@ -111,11 +80,11 @@ def hash_embed(
         DTypeError: non-integer arrays.
     """
     return _native.hash_embed(
-        _ints(text_offsets, np.int64, "text_offsets"),
-        _ints(ids, np.int64, "ids"),
-        _ints(hashes, np.uint64, "hashes"),
-        _ints(char_offsets, np.int64, "char_offsets"),
-        _ints(chars, np.uint32, "chars"),
+        int_array(text_offsets, np.int64, "text_offsets"),
+        int_array(ids, np.int64, "ids"),
+        int_array(hashes, np.uint64, "hashes"),
+        int_array(char_offsets, np.int64, "char_offsets"),
+        int_array(chars, np.uint32, "chars"),
         dimension=dimension,
         ngram_range=ngram_range,
         char_ngrams=char_ngrams,
