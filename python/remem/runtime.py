@@ -208,7 +208,7 @@ class Runtime:
         if journal is not None:
             # Closed after the controller (whose extraction drain may still remember) and
             # before the stores it applies to; opening replays what a crash left pending.
-            await self._opened(_OpenedJournal(journal))
+            await self._opened(journal)
         self._closers.append(self._controller)
         await self._attach_lifecycle(records, collections)
 
@@ -297,19 +297,6 @@ class Runtime:
             f"embeddings.model = {self.embedder.model_name}",
         )
         return "\n".join(lines)
-
-
-class _OpenedJournal:
-    """Adapts WriteBehind to the open()/aclose() pair the Runtime's closers expect."""
-
-    def __init__(self, journal: WriteBehind) -> None:
-        self.journal = journal
-
-    async def open(self) -> None:
-        await self.journal.open()
-
-    async def aclose(self) -> None:
-        await self.journal.aclose()
 
 
 def _fields(config: RuntimeConfig) -> dict[str, Any]:

@@ -60,9 +60,7 @@ class JournalApplier:
         # Turns and memories touch different stores but the episodic one: run both paths at
         # once so the stores' threads overlap; both finish before any error is raised.
         refused, applied = await asyncio.gather(
-            self._apply_turns(turns) if turns else _nothing(),
-            self._apply_memories(memories) if memories else _none(),
-            return_exceptions=True,
+            self._apply_turns(turns), self._apply_memories(memories), return_exceptions=True
         )
         for outcome in (refused, applied):
             if isinstance(outcome, BaseException):
@@ -72,6 +70,8 @@ class JournalApplier:
 
     async def _apply_turns(self, writes: list[PendingWrite]) -> list[tuple[PendingWrite, str]]:
         refused: list[tuple[PendingWrite, str]] = []
+        if not writes:
+            return refused
         transcript = self._turns.transcript
         if transcript is not None:
             by_session: dict[str, list[PendingWrite]] = {}
@@ -106,6 +106,8 @@ class JournalApplier:
         return refused
 
     async def _apply_memories(self, writes: list[PendingWrite]) -> None:
+        if not writes:
+            return
         records: list[MemoryRecord] = [w.record for w in writes if w.record is not None]
         vectors = np.vstack([w.vector for w in writes if w.vector is not None])
         writer = self._writer
@@ -125,14 +127,6 @@ class JournalApplier:
             if isinstance(outcome, BaseException):
                 raise outcome
         await writer.episodic.add_notes([note_of(r) for r in records])
-
-
-async def _nothing() -> list[tuple[PendingWrite, str]]:
-    return []
-
-
-async def _none() -> None:
-    return None
 
 
 async def _in_transcript(turns: TurnLog, entry: TranscriptEntry) -> bool:
