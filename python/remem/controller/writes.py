@@ -12,6 +12,11 @@ The record store is the source of truth; the staged collection (vector) and the 
   keeping its own all-or-nothing outcome. Entities named by ``entities=`` are resolved and
   upserted first: the graph has no delete, so a later failure can leave an unlinked entity
   (harmless, documented).
+* With write-behind (:mod:`remem.writebehind`, the Runtime's embedded default) a ``remember``
+  without its own ``memory_id`` validates, resolves entities and embeds as above, then journals
+  the record and vector and returns; the journal applies them to the three stores later, in a
+  batch, idempotently (a store failure keeps them journaled and surfaces as
+  PendingWritesError on the next call that waits for them, never as a lost memory).
 * ``remember_many`` is the same for a batch: every item is validated first (a bad one raises
   naming its index; nothing is written), embedded in one call, then one batch per store, with
   the same compensation. It takes no ``entities`` (the graph has no delete to compensate with).
