@@ -130,3 +130,13 @@ pub(crate) fn require_len(
         ))
     }
 }
+
+/// The contiguous data of a read-only 1-d array, or LayoutError naming it.
+pub(crate) fn slice<'a, T: Element>(
+    py: Python<'_>,
+    arr: &'a PyReadonlyArray1<'_, T>,
+    name: &'static str,
+) -> PyResult<&'a [T]> {
+    arr.as_slice()
+        .map_err(|_| to_pyerr(py, KernelError::NotContiguous { name }))
+}

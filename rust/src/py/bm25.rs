@@ -1,9 +1,9 @@
 //! Binding for the BM25 top-k kernel (CSR postings index, CSR batch of queries).
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use super::{array1, detach, require_len, to_pyerr};
+use super::{array1, detach, require_len, slice, to_pyerr};
 use crate::bm25::{self, Params, Postings, Queries};
 use crate::error::KernelError;
 
@@ -12,15 +12,6 @@ type HitArrays<'py> = (
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<f64>>,
 );
-
-fn slice<'a, T: numpy::Element>(
-    py: Python<'_>,
-    a: &'a PyReadonlyArray1<'_, T>,
-    name: &'static str,
-) -> PyResult<&'a [T]> {
-    a.as_slice()
-        .map_err(|_| to_pyerr(py, KernelError::NotContiguous { name }))
-}
 
 /// BM25 top-k (plus ties at the k-th score) of a batch of queries over a postings index;
 /// returns (hit offsets int64 (n_queries + 1), docs int64, scores float64).

@@ -1,20 +1,11 @@
 //! Binding for the hashing embedder's feature accumulation (CSR batch of token ids).
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 
-use super::{array1, detach, to_pyerr};
+use super::{array1, detach, slice, to_pyerr};
 use crate::error::KernelError;
 use crate::hashembed::{self, Batch, Params};
-
-fn slice<'a, T: numpy::Element>(
-    py: Python<'_>,
-    a: &'a PyReadonlyArray1<'_, T>,
-    name: &'static str,
-) -> PyResult<&'a [T]> {
-    a.as_slice()
-        .map_err(|_| to_pyerr(py, KernelError::NotContiguous { name }))
-}
 
 /// A Python int as `T`, or InvalidArgumentError naming the accepted range.
 fn int<'py, T: for<'a> FromPyObject<'a, 'py>>(

@@ -14,7 +14,7 @@ mod topk;
 
 use pyo3::prelude::*;
 
-pub(crate) use arrays::{array1, array2, require_len};
+pub(crate) use arrays::{array1, array2, require_len, slice};
 pub(crate) use errors::{detach, to_pyerr};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,20 +1,11 @@
 //! Bindings for the scoring kernels (decay, reinforcement, fused decay + promotion + inclusion).
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 
-use super::{array1, detach, require_len, to_pyerr};
+use super::{array1, detach, require_len, slice, to_pyerr};
 use crate::error::KernelError;
 use crate::score::{FusedInputs, FusedParams};
-
-fn slice<'a, T: numpy::Element>(
-    py: Python<'_>,
-    arr: &'a PyReadonlyArray1<'_, T>,
-    name: &'static str,
-) -> PyResult<&'a [T]> {
-    arr.as_slice()
-        .map_err(|_| to_pyerr(py, KernelError::NotContiguous { name }))
-}
 
 fn internal(py: Python<'_>) -> PyErr {
     to_pyerr(
