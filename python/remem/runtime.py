@@ -243,7 +243,7 @@ class Runtime:
             assert dsn is not None  # RuntimeConfig checks it
             return (
                 PostgresTranscriptStore(dsn),
-                PostgresEpisodicStore(dsn, timezone=cfg.timezone),
+                PostgresEpisodicStore(dsn, timezone=cfg.timezone, full_text=cfg.full_text),
                 PostgresRecordStore(dsn),
                 PostgresGraphStore(dsn),
                 PostgresBlockStore(dsn),
@@ -259,7 +259,10 @@ class Runtime:
         return (
             SQLiteTranscriptStore(cfg.path / "transcript.db", durability=cfg.durability),
             SQLiteEpisodicStore(
-                cfg.path / "episodic.db", timezone=cfg.timezone, durability=cfg.durability
+                cfg.path / "episodic.db",
+                timezone=cfg.timezone,
+                durability=cfg.durability,
+                full_text=cfg.full_text,
             ),
             DuckDBRecordStore(db),
             DuckDBGraphStore(db),

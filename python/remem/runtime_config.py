@@ -24,6 +24,9 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     [extraction]
     interval = 1
 
+    [full_text]
+    language = "english"          # Snowball stemming of indexed and queried words; "none": off
+
     [lifecycle]
     decay_rate = 0.01
     recency_rate = 0.005
@@ -43,6 +46,7 @@ from remem.controller.config import ControllerConfig, ExtractionConfig, FusionCo
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
 from remem.stores.episodic import load_timezone
+from remem.stores.search_text import FullTextConfig
 
 Backend = Literal["embedded", "postgres"]
 EMBEDDING_PROVIDERS = ("hashing",)
@@ -67,6 +71,9 @@ class RuntimeConfig:
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"
+    full_text: FullTextConfig = field(default_factory=FullTextConfig)
+    """The full-text normalisation every episodic backend indexes and queries with (stemming
+    language, query stop words); changing the language re-indexes the stored texts on open."""
     write_behind: bool | None = None
     """Journal turns and memories and apply them in batches (:mod:`remem.writebehind`). None:
     on for ``embedded`` (one process owns the directory), off for ``postgres`` (other processes
@@ -92,6 +99,10 @@ class RuntimeConfig:
             )
         if self.durability not in ("normal", "full"):
             raise ConfigError(f"durability {self.durability!r} is unknown; use normal or full")
+        if not isinstance(self.full_text, FullTextConfig):
+            raise ConfigError(
+                f"full_text must be a FullTextConfig, got {type(self.full_text).__name__}"
+            )
         if self.write_behind not in (None, True, False):
             raise ConfigError(f"write_behind must be true or false, got {self.write_behind!r}")
         load_timezone(self.timezone)
@@ -116,6 +127,9 @@ class RuntimeConfig:
         emb = _section(data, "embeddings", {"provider", "dimension"})
         rec = _section(data, "recall", {"fusion", "rrf_k", "candidates", "weights"})
         ext = _section(data, "extraction", {"interval", "queue_size", "drain_timeout"})
+        text = _section(data, "full_text", {"language"})
+        if text:
+            top["full_text"] = FullTextConfig(language=text["language"])
         life = _section(
             data,
             "lifecycle",
@@ -165,6 +179,7 @@ class RuntimeConfig:
             f"extraction.interval = {c.extraction.interval}",
             f"extraction.queue_size = {c.extraction.queue_size}",
             f"extraction.drain_timeout = {c.extraction.drain_timeout}",
+            f"full_text.language = {self.full_text.language or 'none'}",
         ]
         lines += [f"lifecycle.{k} = {v}" for k, v in dataclasses.asdict(c.decay).items()]
         return "\n".join(lines)

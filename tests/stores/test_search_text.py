@@ -6,19 +6,27 @@ import sqlite3
 import unicodedata
 
 import pytest
+import Stemmer  # type: ignore[import-not-found]
 from hypothesis import given
 from hypothesis import strategies as st
 
+from remem.errors import ConfigError
 from remem.stores.search_text import (
     _CJK_RUN,
     _TOKEN,
+    DEFAULT_FULL_TEXT,
+    DEFAULT_STOPWORDS,
     MAX_QUERY_TERMS,
+    QUESTION_STOPWORDS,
     STOPWORDS,
+    FullTextConfig,
     fold,
     fts5_match,
     query_terms,
     search_text,
 )
+
+UNSTEMMED = FullTextConfig(language=None)
 
 # (text, query): a word a user would type, inside a sentence without spaces.
 CJK_CASES = [
@@ -69,8 +77,10 @@ def test_search_text_and_terms() -> None:
 def test_stopwords_are_dropped_unless_the_query_is_only_stopwords() -> None:
     assert query_terms("Where is the spare key?") == ["spare", "key"]
     assert query_terms("THE Who") == ["the", "who"]  # never emptied
-    assert query_terms("not the coffee") == ["not", "coffee"]  # negations are kept
-    assert {fold(w) for w in STOPWORDS} == STOPWORDS  # folded like every query term
+    assert query_terms("not the coffee") == ["not", "coffe"]  # negations are kept
+    assert UNSTEMMED.query_terms("not the coffee") == ["not", "coffee"]
+    assert {fold(w) for w in DEFAULT_STOPWORDS} == DEFAULT_STOPWORDS  # folded like query terms
+    assert not {"no", "not", "nor", "never"} & DEFAULT_STOPWORDS
     # Stop words do not use up the term budget.
     long = " ".join(["the"] * 10 + [f"w{i}" for i in range(MAX_QUERY_TERMS)])
     assert query_terms(long) == [f"w{i}" for i in range(MAX_QUERY_TERMS)]
@@ -101,12 +111,17 @@ def _slow_fold(text: str) -> str:
     return unicodedata.normalize("NFC", stripped)
 
 
-def _slow_search_text(text: str) -> str:
+_ENGLISH = Stemmer.Stemmer("english")
+
+
+def _slow_search_text(text: str, *, stem: bool) -> str:
     tokens: list[str] = []
     for match in _TOKEN.finditer(_slow_fold(text)):
         token = match.group()
         if _CJK_RUN.fullmatch(token):
             tokens.extend(list(token) + [token[i : i + 2] for i in range(len(token) - 1)])
+        elif stem and not any(ch.isdigit() for ch in token):
+            tokens.append(_ENGLISH.stemWord(token) or token)
         else:
             tokens.append(token)
     return " ".join(tokens)
@@ -123,4 +138,59 @@ def _slow_search_text(text: str) -> str:
 )
 def test_fast_paths_equal_the_definition(text: str) -> None:
     assert fold(text) == _slow_fold(text)
-    assert search_text(text) == _slow_search_text(text)
+    assert search_text(text) == _slow_search_text(text, stem=True)
+    assert UNSTEMMED.search_text(text) == _slow_search_text(text, stem=False)
+
+
+def test_stemming_meets_inflections_in_index_and_query() -> None:
+    indexed = search_text("We went hiking and she hikes; he hiked twice in the 1990s at 3pm")
+    assert indexed.split().count("hike") == 3
+    assert {"1990s", "3pm"} <= set(indexed.split())  # digits: never stemmed
+    assert query_terms("hike hiking HIKES") == ["hike"]  # stems are deduplicated
+    assert UNSTEMMED.query_terms("hike hiking") == ["hike", "hiking"]
+    assert (
+        search_text("東京に住む hiking") == "東 京 に 住 む 東京 京に に住 住む hike"
+    )  # CJK as is
+
+
+def test_stemming_language_is_validated_and_normalised() -> None:
+    assert FullTextConfig(language="English").language == "english"
+    assert FullTextConfig(language="none") == UNSTEMMED
+    assert FullTextConfig(language="french").search_text("les chanteuses") == "le chanteux"
+    with pytest.raises(ConfigError, match="klingon"):
+        FullTextConfig(language="klingon")
+    with pytest.raises(ConfigError, match="set of words"):
+        FullTextConfig(stopwords="the")  # type: ignore[arg-type]
+    # The identity names what the index depends on: the version and the language.
+    assert DEFAULT_FULL_TEXT.identity.endswith(":english")
+    assert UNSTEMMED.identity.endswith(":none")
+    assert FullTextConfig(stopwords=STOPWORDS).identity == DEFAULT_FULL_TEXT.identity
+
+
+def test_question_words_are_query_stop_words() -> None:
+    question = "What kind of music would she likely enjoy?"
+    assert query_terms(question) == ["music", "enjoy"]
+    classic = FullTextConfig(stopwords=STOPWORDS)
+    assert classic.query_terms(question) == ["kind", "music", "like", "enjoy"]
+    assert QUESTION_STOPWORDS <= DEFAULT_STOPWORDS
+    assert query_terms("likely kind") == ["like", "kind"]  # never emptied
+
+
+def test_stemming_from_many_threads_agrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyStemmer objects are not thread-safe: each thread must get its own, and a cache cleared
+    by another thread must not lose a stem."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from remem.stores import stemming
+
+    monkeypatch.setattr(stemming, "CACHE_SIZE", 50)  # clears often
+    words = [
+        f"{w}{suffix}"
+        for w in ("walk", "jump", "paint", "climb")
+        for suffix in ("", "ing", "ed", "s", "er", "ers")
+    ] * 20
+    expected = [_ENGLISH.stemWord(w) for w in words]
+    stemmer = stemming.TokenStemmer("english")
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: stemmer.stem(words), range(64)))
+    assert all(r == expected for r in results)

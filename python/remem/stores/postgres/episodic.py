@@ -11,7 +11,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Json
 
-from remem.errors import DuplicateIdError
+from remem.errors import ConfigError, DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
 from remem.stores.episodic import (
     NoteInput,
@@ -28,7 +28,8 @@ from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
 from remem.stores.postgres.migrations import Migration
-from remem.stores.search_text import query_terms, search_text
+from remem.stores.postgres.search_identity import IDENTITY_MIGRATION_SQL, ensure_search_identity
+from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 from remem.stores.transcript import check_entries
 
 MIGRATIONS = (
@@ -69,6 +70,11 @@ MIGRATIONS = (
         );
         """,
     ),
+    Migration(
+        2,
+        "the identity of the normalisation that built the search text",
+        IDENTITY_MIGRATION_SQL,
+    ),
 )
 
 _COLUMNS = (
@@ -84,20 +90,43 @@ class PostgresEpisodicStore(StoreLifecycle):
 
     Search: a stored ``tsvector`` generated with the ``simple`` configuration from the same
     normalised search text as SQLite (:mod:`remem.stores.search_text`: accents folded, CJK
-    bigrams; ``simple`` adds no stemming or stop words, so both backends match the same tokens),
+    bigrams, stems; ``simple`` adds no stemming or stop words of its own, so both backends match
+    the same tokens),
     a GIN index, and ranking by ``ts_rank_cd(tsv, query, 1)`` (cover density, divided by
     1 + log(document length)). Scores are on another scale than SQLite's bm25 and ts_rank_cd has
     no inverse document frequency: only clear-cut orderings agree across backends.
 
     Durability: the server's (committed writes survive crashes and power loss with PostgreSQL's
     defaults). The pool is opened and the schema migrated on first use.
+
+    Normalisation: ``full_text`` (:class:`~remem.stores.search_text.FullTextConfig`, English
+    stemming by default), applied in Python like SQLite's, so both index the same tokens; a
+    database whose search text was built with another one is re-indexed from the stored texts
+    on first use (:mod:`~remem.stores.postgres.search_identity`).
     """
 
-    def __init__(self, dsn: str, *, timezone: str = "UTC", max_connections: int = 8) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        timezone: str = "UTC",
+        max_connections: int = 8,
+        full_text: FullTextConfig = DEFAULT_FULL_TEXT,
+    ) -> None:
         self._zone = load_timezone(timezone)
         self.timezone = timezone
+        if not isinstance(full_text, FullTextConfig):
+            raise ConfigError(
+                f"full_text must be a FullTextConfig, got {type(full_text).__name__}; "
+                "e.g. FullTextConfig(language='english')"
+            )
+        self.full_text = full_text
         self._pool = LazyPool(
-            dsn, component="episodic", migrations=MIGRATIONS, max_size=max_connections
+            dsn,
+            component="episodic",
+            migrations=MIGRATIONS,
+            max_size=max_connections,
+            prepare=lambda conn: ensure_search_identity(conn, full_text),
         )
 
     async def _open(self) -> None:
@@ -119,7 +148,7 @@ class PostgresEpisodicStore(StoreLifecycle):
                 turn_text(e),
                 e.created_at,
                 e.metadata,
-                search_text(turn_text(e)),
+                self.full_text.search_text(turn_text(e)),
             )
             for e in check_entries(entries)
         ]
@@ -136,12 +165,14 @@ class PostgresEpisodicStore(StoreLifecycle):
     ) -> None:
         self._check_open()
         note = check_note(note_id, text, created_at, session_id, metadata)
-        await self._insert([_note_row(note)], f"adding note {note.note_id!r}")
+        await self._insert([_note_row(note, self.full_text)], f"adding note {note.note_id!r}")
 
     async def add_notes(self, notes: Sequence[NoteInput]) -> None:
         """Add many notes in one transaction, all or nothing (see the protocol)."""
         self._check_open()
-        await self._insert([_note_row(n) for n in check_notes(notes)], "adding notes")
+        await self._insert(
+            [_note_row(n, self.full_text) for n in check_notes(notes)], "adding notes"
+        )
 
     async def _insert(self, rows: list[_Row], action: str) -> None:
         if not rows:
@@ -178,7 +209,7 @@ class PostgresEpisodicStore(StoreLifecycle):
         query, limit, since, until = check_search(query, limit, since, until)
         if session_id is not None:
             check_search_session(session_id)
-        terms = query_terms(query)
+        terms = self.full_text.query_terms(query)
         if not terms or limit == 0:
             return []
         tsquery = sql.SQL(" || ").join(
@@ -337,7 +368,7 @@ def _new_rows(rows: list[_Row], stored: dict[object, _Row]) -> list[_Row]:
     return list(fresh.values())
 
 
-def _note_row(note: NoteInput) -> _Row:
+def _note_row(note: NoteInput, full_text: FullTextConfig) -> _Row:
     return (
         note.note_id,
         EpisodeKind.NOTE.value,
@@ -348,7 +379,7 @@ def _note_row(note: NoteInput) -> _Row:
         note.text,
         note.created_at,
         note.metadata,
-        search_text(note.text),
+        full_text.search_text(note.text),
     )
 
 

@@ -96,12 +96,17 @@ class EmbeddedDatabase:
         schema: Sequence[str],
         schema_version: int,
         durability: str | Durability = Durability.NORMAL,
+        upgrade: Callable[[sqlite3.Connection], object] | None = None,
     ) -> None:
+        """``upgrade`` runs after the schema statements, in the same transaction, whenever a
+        connection opens (a data upgrade such as re-indexing: it must be cheap when there is
+        nothing to do)."""
         self.path = Path(path)
         self.durability = parse_durability(durability)
         self._name = name
         self._schema = schema
         self._schema_version = schema_version
+        self._upgrade = upgrade
         self._worker = _Worker(name)
         self._handle = _Handle()
         self._finalizer = weakref.finalize(
@@ -166,6 +171,8 @@ class EmbeddedDatabase:
             )
         for statement in self._schema:
             conn.execute(statement)
+        if self._upgrade is not None:
+            self._upgrade(conn)
         conn.execute(
             "INSERT OR REPLACE INTO remem_schema (component, version) VALUES (?, ?)",
             (self._name, self._schema_version),

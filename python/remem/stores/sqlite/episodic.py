@@ -24,7 +24,7 @@ from remem.stores.episodic import (
     turn_text,
 )
 from remem.stores.lifecycle import StoreLifecycle
-from remem.stores.search_text import fts5_match, query_terms, search_text
+from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig, fts5_match
 from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
 from remem.stores.sqlite.embedded import (
     Durability,
@@ -34,8 +34,11 @@ from remem.stores.sqlite.embedded import (
 )
 from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
 from remem.stores.sqlite.readers import ReaderPool
+from remem.stores.sqlite.search_identity import IDENTITY_SCHEMA, ensure_search_identity
 from remem.stores.transcript import check_entries
 
+_IMMUTABLE = """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable
+    BEFORE UPDATE ON episodic_items BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END"""
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS episodic_items (
         seq               INTEGER PRIMARY KEY,
@@ -62,8 +65,8 @@ _SCHEMA = (
         BEGIN
             INSERT INTO episodic_fts (rowid, search_text) VALUES (new.seq, new.search_text);
         END""",
-    """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable BEFORE UPDATE ON episodic_items
-        BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END""",
+    _IMMUTABLE,
+    IDENTITY_SCHEMA,
     """CREATE TABLE IF NOT EXISTS episodic_day_summaries (
         session_id    TEXT NOT NULL,
         timezone      TEXT NOT NULL,
@@ -121,6 +124,11 @@ class SQLiteEpisodicStore(StoreLifecycle):
     ``"fts5"`` queries the FTS5 table directly, as before. Days group turns in ``timezone`` (an
     IANA name).
 
+    Normalisation: ``full_text`` (:class:`~remem.stores.search_text.FullTextConfig`: the
+    stemming language, English by default, and the query stop words). A file whose index was
+    built with another normalisation (an older remem, another language) is re-indexed from its
+    stored texts when it is opened (:mod:`~remem.stores.sqlite.search_identity`).
+
     Durability: as :class:`~remem.stores.sqlite.transcript.SQLiteTranscriptStore` — committed
     writes survive an application crash; with ``durability="full"`` also power loss.
 
@@ -138,6 +146,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
         timezone: str = "UTC",
         durability: str | Durability = "normal",
         search_index: SearchIndex = "memory",
+        full_text: FullTextConfig = DEFAULT_FULL_TEXT,
     ) -> None:
         if search_index not in ("memory", "fts5"):
             raise ConfigError(
@@ -147,8 +156,21 @@ class SQLiteEpisodicStore(StoreLifecycle):
         self._zone = load_timezone(timezone)
         self.timezone = timezone
         self.search_index = search_index
+        if not isinstance(full_text, FullTextConfig):
+            raise ConfigError(
+                f"full_text must be a FullTextConfig, got {type(full_text).__name__}; "
+                "e.g. FullTextConfig(language='english')"
+            )
+        self.full_text = full_text
         self._db = EmbeddedDatabase(
-            path, name="episodic", schema=_SCHEMA, schema_version=1, durability=durability
+            path,
+            name="episodic",
+            schema=_SCHEMA,
+            schema_version=1,
+            durability=durability,
+            upgrade=lambda conn: ensure_search_identity(
+                conn, full_text, immutable_trigger=_IMMUTABLE
+            ),
         )
         self._readers: ReaderPool | None = None
         self._episodes = EpisodeIndex() if search_index == "memory" else None
@@ -179,7 +201,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
                 turn_text(e),
                 to_micros(e.created_at),
                 dump_metadata(e.metadata),
-                search_text(turn_text(e)),
+                self.full_text.search_text(turn_text(e)),
             )
             for e in check_entries(entries)
         ]
@@ -196,12 +218,14 @@ class SQLiteEpisodicStore(StoreLifecycle):
     ) -> None:
         self._check_open()
         note = check_note(note_id, text, created_at, session_id, metadata)
-        await self._insert([_note_row(note)], f"adding note {note.note_id!r}")
+        await self._insert([_note_row(note, self.full_text)], f"adding note {note.note_id!r}")
 
     async def add_notes(self, notes: Sequence[NoteInput]) -> None:
         """Add many notes in one transaction, all or nothing (see the protocol)."""
         self._check_open()
-        await self._insert([_note_row(n) for n in check_notes(notes)], "adding notes")
+        await self._insert(
+            [_note_row(n, self.full_text) for n in check_notes(notes)], "adding notes"
+        )
 
     async def _insert(self, rows: list[_Row], action: str) -> None:
         if not rows:
@@ -229,7 +253,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
         until: datetime | None = None,
     ) -> list[EpisodicHit]:
         self._check_open()
-        request = _request(query, limit, session_id, since, until)
+        request = _request(query, limit, session_id, since, until, self.full_text)
         if request is None:
             return []
         if self._episodes is not None:
@@ -254,7 +278,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
         parallel on read-only connections (:class:`~remem.stores.sqlite.readers.ReaderPool`): SQLite
         evaluates a query without the GIL, so a batch uses every core."""
         self._check_open()
-        requests = [_request(q, limit, session_id, since, until) for q in queries]
+        requests = [_request(q, limit, session_id, since, until, self.full_text) for q in queries]
         todo = [r for r in requests if r is not None]
         if self._episodes is not None and todo:
             found = iter(await self._search_memory(self._episodes, todo))
@@ -372,12 +396,13 @@ def _request(
     session_id: str | None,
     since: datetime | None,
     until: datetime | None,
+    full_text: FullTextConfig,
 ) -> EpisodeQuery | None:
     """The validated search; None when it can find nothing."""
     query, limit, since, until = check_search(query, limit, since, until)
     if session_id is not None:
         check_search_session(session_id)
-    terms = query_terms(query)
+    terms = full_text.query_terms(query)
     if not terms or limit == 0:
         return None
     return EpisodeQuery(
@@ -435,7 +460,7 @@ def _new_rows(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     return list(fresh.values())
 
 
-def _note_row(note: NoteInput) -> _Row:
+def _note_row(note: NoteInput, full_text: FullTextConfig) -> _Row:
     return (
         note.note_id,
         EpisodeKind.NOTE.value,
@@ -446,7 +471,7 @@ def _note_row(note: NoteInput) -> _Row:
         note.text,
         to_micros(note.created_at),
         dump_metadata(note.metadata),
-        search_text(note.text),
+        full_text.search_text(note.text),
     )
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.errors import ShapeError
-from remem.kernels.bm25 import Hits, bm25_top_k_many, fts5_idf
+from remem.kernels.bm25 import FTS5_B, FTS5_K1, Hits, bm25_top_k_many, fts5_idf
 from remem.stores.term_index.segment import Segment
 from remem.stores.term_index.vocabulary import Vocabulary
 
@@ -47,12 +47,19 @@ class IndexSnapshot:
         return ids, idf
 
     def search(
-        self, tokens: Sequence[str], k: int, *, mask: NDArray[np.bool_] | None = None
+        self,
+        tokens: Sequence[str],
+        k: int,
+        *,
+        mask: NDArray[np.bool_] | None = None,
+        k1: float = FTS5_K1,
+        b: float = FTS5_B,
     ) -> Hits:
         """The best ``k`` documents for the query ``tokens`` (a token repeated counts twice),
         plus every document tied with the k-th score: ``(doc indices, scores)``, best first,
-        ties to the lower document. ``mask`` (one bool per document) restricts the candidates."""
-        return self.search_many([tokens], k, mask=mask)[0]
+        ties to the lower document. ``mask`` (one bool per document) restricts the candidates.
+        ``k1`` and ``b`` default to FTS5's (the only values at which the ranking is FTS5's)."""
+        return self.search_many([tokens], k, mask=mask, k1=k1, b=b)[0]
 
     def search_many(
         self,
@@ -60,6 +67,8 @@ class IndexSnapshot:
         k: int,
         *,
         mask: NDArray[np.bool_] | None = None,
+        k1: float = FTS5_K1,
+        b: float = FTS5_B,
     ) -> list[Hits]:
         """:meth:`search` for each query, with one native call per segment for the whole batch."""
         if mask is not None and len(mask) != self.n_docs:
@@ -85,6 +94,8 @@ class IndexSnapshot:
                     sub,
                     avgdl=avgdl,
                     k=k,
+                    k1=k1,
+                    b=b,
                     mask=None if mask is None else mask[base : base + n],
                 )
                 for part, (docs, scores) in zip(parts, found, strict=True):
