@@ -1,7 +1,8 @@
 """``remem bench``: retrieval benchmarks on data the user supplies.
 
 ``remem bench locomo --data DIR [--out DIR] [--limit N] [--k 20] [--rankings FILE]
-[--embedder hashing|local] [--index both|turns|memories] [--recency-rate R]``: progress on
+[--embedder hashing|local] [--index both|turns|memories] [--recency-rate R]
+[--stemming english|none|LANG] [--stopwords question|classic]``: progress on
 stderr, the final table on stdout, and a run directory (default ``runs/locomo-<UTC time>``)
 with ``results.json``, ``report.md`` and PNG plots (see :mod:`remem.eval.locomo`).
 """
@@ -18,6 +19,12 @@ from typing import Any, TextIO
 
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.errors import RememError
+from remem.stores.search_text import (
+    DEFAULT_LANGUAGE,
+    DEFAULT_STOPWORDS,
+    STOPWORDS,
+    FullTextConfig,
+)
 
 BAR_WIDTH = 28
 
@@ -52,6 +59,17 @@ def add_parser(sub: Any) -> None:
         type=float,
         default=None,
         help="recency decay per hour after fusion (default 0; a companion uses 0.005)",
+    )
+    locomo.add_argument(
+        "--stemming",
+        default=DEFAULT_LANGUAGE,
+        help=f"Snowball language of full-text stemming, or 'none' (default {DEFAULT_LANGUAGE})",
+    )
+    locomo.add_argument(
+        "--stopwords",
+        choices=("question", "classic"),
+        default="question",
+        help="query stop words: question (classic + question words, default) or classic",
     )
     locomo.set_defaults(run=run_locomo_command)
 
@@ -107,6 +125,10 @@ def run_locomo_command(args: argparse.Namespace) -> int:
             index=args.index,
             rankings=args.rankings,
             **({} if args.recency_rate is None else {"recency_rate": args.recency_rate}),
+            full_text=FullTextConfig(
+                language=args.stemming,
+                stopwords=DEFAULT_STOPWORDS if args.stopwords == "question" else STOPWORDS,
+            ),
         )
         embedder = _embedder(args.embedder)
         run = asyncio.run(run_locomo(config, embedder=embedder, progress=ProgressBar(sys.stderr)))

@@ -38,6 +38,7 @@ from remem.eval.locomo.format import Conversation
 from remem.models import ManualClock, ProvenanceMetadata
 from remem.runtime import Runtime
 from remem.runtime_config import RuntimeConfig
+from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 
 __all__ = ["ASK_DELAY", "IndexMode", "IngestedConversation", "ingest_conversation"]
 
@@ -73,14 +74,17 @@ async def ingest_conversation(
     embedder: EmbeddingService | None = None,
     index: IndexMode = "both",
     controller: ControllerConfig | None = None,
+    full_text: FullTextConfig = DEFAULT_FULL_TEXT,
 ) -> IngestedConversation:
     """Open a fresh runtime in ``directory/<sample_id>`` and write every turn (and memory) of
     ``conversation`` into it (``controller``: the runtime's controller settings, default
-    remem's); the caller closes ``result.runtime``."""
+    remem's; ``full_text``: the full-text normalisation); the caller closes ``result.runtime``."""
     first = conversation.sessions[0].date_time
     clock = ManualClock(first)
     path = directory / _safe(conversation.sample_id)
-    config = RuntimeConfig(path=path, controller=controller or ControllerConfig())
+    config = RuntimeConfig(
+        path=path, controller=controller or ControllerConfig(), full_text=full_text
+    )
     runtime = Runtime.open(path, embedder=embedder, clock=clock, config=config)
     await runtime.start()
     try:

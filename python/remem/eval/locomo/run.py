@@ -38,6 +38,7 @@ from remem.eval.locomo.loader import load_locomo
 from remem.eval.locomo.rankings import write_rankings
 from remem.eval.locomo.retrieve import QuestionResult, retrieve_conversation
 from remem.eval.locomo.summary import summarise
+from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 
 __all__ = ["DEFAULT_KS", "LocomoConfig", "LocomoRun", "ProgressFn", "run_locomo"]
 
@@ -61,6 +62,8 @@ class LocomoConfig:
     rankings: Path | None = None
     recency_rate: float = 0.0
     usage_weight: float = 0.0
+    full_text: FullTextConfig = DEFAULT_FULL_TEXT
+    """The full-text normalisation (stemming language, query stop words) the memories use."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", Path(self.data))
@@ -77,6 +80,8 @@ class LocomoConfig:
         self.controller()  # InclusionScorerConfig validates both rates (ConfigError)
         if self.index not in ("turns", "memories", "both"):
             raise ConfigError(f"index {self.index!r} is unknown; use turns, memories or both")
+        if not isinstance(self.full_text, FullTextConfig):
+            raise ConfigError(f"full_text must be a FullTextConfig, got {self.full_text!r}")
 
     def controller(self) -> ControllerConfig:
         """remem's controller defaults with this run's recency rate and usage weight."""
@@ -122,6 +127,10 @@ class LocomoRun:
             "recall_depth": cfg.depth,
             "recency_rate": cfg.recency_rate,
             "usage_weight": cfg.usage_weight,
+            "full_text": {
+                "language": cfg.full_text.language,
+                "stopwords": len(cfg.full_text.stopwords),
+            },
             "conversations": self.conversations,
             "turns": self.turns,
             "memories": self.memories,
@@ -161,7 +170,12 @@ async def run_locomo(
             progress(f"ingest {conv.sample_id}", ci, len(conversations))
         t0 = time.perf_counter()
         ingested = await ingest_conversation(
-            conv, memories_dir, embedder=service, index=config.index, controller=controller
+            conv,
+            memories_dir,
+            embedder=service,
+            index=config.index,
+            controller=controller,
+            full_text=config.full_text,
         )
         try:
             ingest_s += time.perf_counter() - t0
