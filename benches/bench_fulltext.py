@@ -15,6 +15,13 @@ seconds per query). ``correct``: the same ids, order and scores (rel 1e-9) as FT
   memory index's batched kernel call vs FTS5's parallel read-only connections.
 * ``fulltext build <n> <corpus>`` — the cold build of the memory index from the table (read the
   rows, tokenise, build the CSR), i.e. what the first search after opening a store pays.
+* ``fulltext normalise <corpus>`` — what indexing pays per turn for the search text of 10k
+  texts (:func:`~remem.stores.search_text.search_text`): ``unstemmed`` (no stemming, the cost
+  before stemming existed), ``stemmed`` (English, the default: warm stem cache) and ``cold``
+  (English, the stem cache emptied before each round); ``us_per_text`` in ``extra_info``.
+  Baseline for ratios: ``unstemmed``.
+* ``fulltext add_notes 5k <corpus>`` — 5k notes written through ``add_notes`` into a fresh
+  store (normalisation + SQLite + FTS5), unstemmed vs stemmed.
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ from benches.bench_controller import _prose_text, _queries, _text
 from remem.kernels.bm25 import Hits
 from remem.models import EpisodicHit
 from remem.reference import bm25 as ref
+from remem.stores import stemming
 from remem.stores.episodic import NoteInput
+from remem.stores.search_text import FullTextConfig
 from remem.stores.sqlite.episode_index import EpisodeIndex
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 
@@ -168,3 +177,65 @@ def test_cold_build(benchmark: Any, world: _World) -> None:
     benchmark.extra_info["correct"] = build() == world.n
     benchmark.pedantic(build, rounds=3, iterations=1)
     conn.close()
+
+
+_NORMALISE_TEXTS = 10_000
+_CONFIGS = {"unstemmed": FullTextConfig(language=None), "stemmed": FullTextConfig()}
+
+
+def _texts(corpus: str, n: int) -> list[str]:
+    rng = random.Random(n)
+    make = _text if corpus == "words" else _prose_text
+    return [make(rng, i) for i in range(n)]
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+@pytest.mark.parametrize("impl", ["unstemmed", "stemmed", "cold"])
+def test_normalise(benchmark: Any, corpus: str, impl: str) -> None:
+    benchmark.group = f"fulltext normalise {corpus}"
+    texts = _texts(corpus, _NORMALISE_TEXTS)
+    config = _CONFIGS["unstemmed" if impl == "unstemmed" else "stemmed"]
+
+    def normalise() -> list[str]:
+        if impl == "cold":
+            stemming.stemmer_for("english")._cache.clear()
+        return [config.search_text(t) for t in texts]
+
+    out = normalise()
+    # Correct: the same tokens as the definition (fold, split, stem each word without a digit).
+    english = stemming.TokenStemmer("english")
+    benchmark.extra_info["correct"] = all(
+        got.split() == (english.stem(want.split()) if impl != "unstemmed" else want.split())
+        for got, want in zip(
+            out[:200], [_CONFIGS["unstemmed"].search_text(t) for t in texts[:200]], strict=True
+        )
+    )
+    start = time.perf_counter()
+    normalise()
+    benchmark.extra_info["us_per_text"] = round((time.perf_counter() - start) / len(texts) * 1e6, 2)
+    benchmark.pedantic(normalise, rounds=5, iterations=1)
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+@pytest.mark.parametrize("impl", ["unstemmed", "stemmed"])
+def test_add_notes(benchmark: Any, corpus: str, impl: str, tmp_path: Path) -> None:
+    benchmark.group = f"fulltext add_notes 5k {corpus}"
+    texts = _texts(corpus, 5_000)
+    notes = [
+        NoteInput(f"m{i}", t, T0 + timedelta(seconds=i), None, {}) for i, t in enumerate(texts)
+    ]
+    loop = asyncio.new_event_loop()
+    rounds = iter(range(10**6))
+    stores: list[SQLiteEpisodicStore] = []
+
+    def add() -> None:
+        store = SQLiteEpisodicStore(tmp_path / f"e{next(rounds)}.db", full_text=_CONFIGS[impl])
+        stores.append(store)
+        loop.run_until_complete(store.add_notes(notes))
+
+    benchmark.pedantic(add, rounds=3, iterations=1)
+    hits = loop.run_until_complete(stores[-1].search(texts[0], limit=10))
+    benchmark.extra_info["correct"] = "m0" in [h.id for h in hits]
+    for store in stores:
+        loop.run_until_complete(store.aclose())
+    loop.close()

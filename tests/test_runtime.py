@@ -109,6 +109,23 @@ def test_toml_and_bad_config(tmp_path: Path) -> None:
         remem.Runtime.open(tmp_path, backend="oracle")
 
 
+async def test_full_text_language_is_configured_and_reaches_the_episodic_store(
+    tmp_path: Path,
+) -> None:
+    cfg = RuntimeConfig.from_mapping({"path": str(tmp_path), "full_text": {"language": "none"}})
+    assert cfg.full_text.language is None
+    assert "full_text.language = none" in remem.Runtime(cfg).describe()
+    with pytest.raises(ConfigError, match="klingon"):
+        RuntimeConfig.from_mapping({"full_text": {"language": "klingon"}})
+    with pytest.raises(ConfigError):
+        RuntimeConfig.from_mapping({"full_text": {"stemmer": "english"}})
+    assert "full_text.language = english" in remem.Runtime.open(tmp_path / "d").describe()
+    async with remem.Runtime.open(tmp_path / "e", clock=ManualClock(T0)) as rt:
+        turn = await rt.controller.record_turn("s1", "we went hiking by the lake", "")
+        hits = await rt.controller.recall("hikes", k=5)
+        assert turn.id in [h.record.id for h in hits]  # stemmed by default
+
+
 @pytest.mark.postgres
 async def test_postgres_main_flows(pg_dsn: str, tmp_path: Path) -> None:
     clock = ManualClock(T0)

@@ -38,6 +38,12 @@ point — the final sigma, a few characters SQLite's older Unicode tables treat 
 (kana voicing marks and middle dots among them), and tokens over 32 KB — see
 :mod:`remem.stores.sqlite.fts5_tokens`.
 
+BM25 keeps FTS5's k1 = 1.2, b = 0.75 (constants of ``fts5Bm25Function`` in SQLite's
+fts5_aux.c: FTS5 cannot rank otherwise). Measured on the LoCoMo dev split
+(``scripts/tune_fulltext.py``, a k1 × b grid over the in-memory index), the best pair (k1 1.6,
+b 0.3) gains 1.4 points of R@10 and 2.3 of MRR: too little to let the in-memory index rank
+differently from FTS5 (which answers phrase terms and ``search_index="fts5"``) and PostgreSQL.
+
 Only the first ``MAX_INDEXED_CHARS`` characters of a text are searchable (PostgreSQL's tsvector
 is limited to 1 MB); the whole text is stored and returned.
 """
