@@ -85,10 +85,11 @@ class TokenStemmer:
     def stem(self, tokens: list[str]) -> list[str]:
         """The stem of each token, in order (same length as ``tokens``)."""
         cache = self._cache
-        stems = list(map(cache.get, tokens))
-        if None not in stems:
-            return stems  # type: ignore[return-value]  # every token was cached
-        missing = list(dict.fromkeys(t for t, s in zip(tokens, stems, strict=True) if s is None))
+        try:
+            return list(map(cache.__getitem__, tokens))  # the common case: all seen before
+        except KeyError:
+            pass
+        missing = list(dict.fromkeys(t for t in tokens if t not in cache))
         if len(cache) + len(missing) > CACHE_SIZE:
             cache.clear()
         found = self._stemmer().stemWords(missing)
