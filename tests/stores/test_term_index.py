@@ -21,7 +21,7 @@ Doc = list[str]
 
 
 def expected(
-    docs: list[Doc], query: list[str], k: int, mask: list[bool] | None = None
+    docs: list[Doc], query: list[str], k: int, mask: list[bool] | None = None, **params: float
 ) -> tuple[list[int], list[float]]:
     """The reference kernel over one CSR of every document, with global statistics."""
     vocab = sorted({t for d in docs for t in d})
@@ -48,6 +48,7 @@ def expected(
         avgdl=n_tokens / len(docs),
         k=k,
         mask=mask,
+        **params,
     )
 
 
@@ -80,6 +81,22 @@ def test_appends_and_merges_rank_like_one_index(
     mask = [random.Random(seed + i).random() < 0.5 for i in range(len(docs))]
     got = found(index, query, k, mask=np.array(mask, dtype=bool))
     assert got == expected(docs, query, k, mask)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    docs=st.lists(st.lists(WORDS, max_size=6), min_size=1, max_size=30),
+    query=st.lists(WORDS, max_size=3),
+    k1=st.sampled_from([0.0, 0.6, 1.6, 3.0]),
+    b=st.sampled_from([0.0, 0.3, 1.0]),
+)
+def test_other_bm25_parameters_rank_like_the_reference(
+    docs: list[Doc], query: list[str], k1: float, b: float
+) -> None:
+    index = TermIndex(min_tail_docs=3, merge_fraction=0.5)
+    for start in range(0, len(docs), 7):
+        index.append(docs[start : start + 7])
+    assert found(index.snapshot(), query, 5, k1=k1, b=b) == expected(docs, query, 5, k1=k1, b=b)
 
 
 def test_segment_concat_equals_one_build() -> None:

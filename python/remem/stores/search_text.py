@@ -22,14 +22,17 @@ engines merely split it on non-word characters and lowercase it:
    never emptied ("the who" still finds "The Who"). In real chat text "the", "is", "where"
    occur in most turns: they add almost nothing to a bm25 ranking (idf near zero) but make the
    engine score every document containing them — measured on a 10k-memory chat corpus, most of
-   a recall's full-text time. Both backends plan through :func:`query_terms`, so they agree.
+   a recall's full-text time. Question and hedge words ("kind", "likely", "think": see
+   :data:`QUESTION_STOPWORDS`, chosen on the LoCoMo dev split) are dropped too. Both backends
+   plan through :meth:`FullTextConfig.query_terms`, so they agree.
 5. Stemming (:mod:`remem.stores.stemming`, Snowball English by default): every word token
    without a digit is replaced by its stem, in the index and in the query alike, so "hiking"
    finds "hiked". Numbers, mixed tokens ("3pm") and CJK grams are kept as they are. The
    language is a :class:`FullTextConfig` field carried to every backend; ``None`` keeps words
    unstemmed. Stop words are matched *before* stemming, on the folded word the user wrote.
 
-Engines: PostgreSQL ranks with ``ts_rank_cd`` over a ``simple`` tsvector. SQLite keeps an FTS5
+Engines: PostgreSQL ranks with ``ts_rank_cd`` over a ``simple`` tsvector of the (already
+stemmed) search text. SQLite keeps an FTS5
 table (``unicode61 remove_diacritics 2``) as the durable index and, by default, answers queries
 from an in-memory copy of it that ranks identically
 (:mod:`remem.stores.sqlite.episode_index`); that copy indexes the tokens *FTS5* made of the
