@@ -50,15 +50,17 @@ _LAZY: dict[str, str] = {
 """Public name → the module that defines it."""
 
 
-def __getattr__(name: str) -> Any:
-    if name == "kernels":
-        return importlib.import_module("remem.kernels")
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'remem' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
+if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        if name == "kernels":
+            return importlib.import_module("remem.kernels")
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'remem' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
 
 
 def __dir__() -> list[str]:
