@@ -1,0 +1,329 @@
+"""The grammar engine: tables of token patterns applied to a message, with the guards.
+
+For each sentence that is not a question, for each clause: leading discourse words ("so",
+"lol", "btw", "update:") and a leading time phrase are skipped; the rules whose pattern can
+start with the clause's first token are tried there (a first-token index), and the ``scan``
+rules at every token. A match becomes a :class:`Statement` unless a guard drops it:
+
+- **subject** — "my friend moved to Berlin" (someone unnamed, "she", "you") is dropped; "Ana
+  moved to Berlin" is a fact about Ana (subject "Ana"), never about the user;
+- **question** — a sentence that ends with "?" or starts like one ("should I quit");
+- **hypothetical** — a plan, wish or condition before the value in the sentence ("if",
+  "would", "I'd", "maybe", "thinking of", "planning" …);
+- **negation** — "not", "n't", "never", "no longer" before the value drops the match, or, for
+  a row whose ``negated`` is ``"end"``, ends the fact when the clause says it stopped ("no
+  longer", "not … anymore/any more/any longer");
+- **value** — only the words said; a slot reader that finds no value means no fact.
+
+Then :mod:`.corrections` turns misstatements put right into CORRECT statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from remem.extraction.dates import resolve_time_phrase
+from remem.extraction.grammar.lexicon import CLASSES, ROLE_ATTRIBUTE
+from remem.extraction.grammar.pattern import ANY, CAP, Match
+from remem.extraction.grammar.rule import END, Operation, Rule
+from remem.extraction.grammar.slots import Subject
+from remem.extraction.grammar.tables import TABLES
+from remem.extraction.grammar.tokens import Sentence, Token, sentences
+
+__all__ = ["Grammar", "Statement"]
+
+USER = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One fact found in one message: ``subject``/``attribute``/``value`` with the operation
+    (``set``, ``end`` or ``correct``); ``previous`` is the value a correction or a rename
+    replaces, when it was said."""
+
+    attribute: str
+    value: str
+    text: str
+    turn_id: str = ""
+    entity_type: str | None = None
+    valid_from: datetime | None = None
+    confidence: float = 0.9
+    subject: str = USER
+    operation: Operation = "set"
+    previous: str | None = None
+    kind: str = ""
+
+
+_DISCOURSE = CLASSES["discourse"] | CLASSES["correction"] | frozenset({"actually", ","})
+_TIME_LEAD = frozenset(
+    "last this next yesterday today recently lately finally so since in over a few couple of "
+    "weeks week months month years year days day ago the past weekend summer winter spring "
+    "autumn fall".split()
+)
+_NEG = CLASSES["neg"]
+_HYPO = CLASSES["hypothetical"]
+_Q_AUX = CLASSES["question_aux"]
+_Q_SUBJ = CLASSES["question_subject"]
+_VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
+
+
+class Grammar:
+    """Every table's rules, indexed by the words a match can start with.
+
+    Example::
+
+        grammar = Grammar()
+        [s] = grammar.statements("so I've switched to pescatarian", at)
+        assert (s.attribute, s.value, s.operation) == ("diet", "pescatarian", "set")
+    """
+
+    def __init__(self, tables: dict[str, tuple[Rule, ...]] | None = None) -> None:
+        chosen = dict(TABLES) if tables is None else tables
+        self.rules: tuple[Rule, ...] = tuple(r for rules in chosen.values() for r in rules)
+        self._by_word: dict[str, list[int]] = {}
+        self._cap: list[int] = []
+        self._any: list[int] = []
+        self._scan: tuple[tuple[Rule, frozenset[str]], ...] = tuple(
+            (r, r.pattern.first_words()) for r in self.rules if r.scan
+        )
+        for n, r in enumerate(self.rules):
+            if r.scan:
+                continue
+            for w in r.pattern.first_words():
+                if w == ANY:
+                    self._any.append(n)
+                elif w == CAP:
+                    self._cap.append(n)
+                else:
+                    self._by_word.setdefault(w, []).append(n)
+        self._cache: dict[tuple[str, bool], tuple[Rule, ...]] = {}
+
+    def _candidates(self, t: Token) -> tuple[Rule, ...]:
+        key = (t.low, t.cap)
+        found = self._cache.get(key)
+        if found is None:
+            ids = set(self._by_word.get(t.low, ())) | set(self._any)
+            if t.cap:
+                ids |= set(self._cap)
+            found = tuple(self.rules[n] for n in sorted(ids))
+            self._cache[key] = found
+        return found
+
+    def statements(self, message: str, at: datetime, turn_id: str = "") -> list[Statement]:
+        """Every fact of ``message`` (said at ``at``), in the order said, before corrections."""
+        out: list[Statement] = []
+        for sentence in sentences(message):
+            if _is_question(sentence):
+                continue
+            before: list[Token] = []
+            for clause in sentence.clauses:
+                start = _skip_lead(clause)
+                found: list[Statement] = []
+                if start < len(clause):
+                    for r in self._candidates(clause[start]):
+                        m = r.pattern.match(clause, start)
+                        if m is not None:
+                            s = _statement(r, m, clause, before, at, turn_id)
+                            if s:
+                                found.extend(s)
+                for r, first in self._scan:
+                    for i in range(start, len(clause)):
+                        t = clause[i]
+                        if t.low in first or (t.cap and CAP in first):
+                            m = r.pattern.match(clause, i)
+                            if m is not None:
+                                found.extend(_statement(r, m, clause, before, at, turn_id))
+                for s in _prune(found):
+                    if s not in out:
+                        out.append(s)
+                before.extend(clause)
+        return out
+
+
+def _prune(found: list[Statement]) -> list[Statement]:
+    """Within one clause: an ending nobody named ("none") gives way to a named one of the same
+    attribute, and a name in passing gives way to the same name's ending ("our dog Rex died")."""
+    named_ends = {(s.subject, s.attribute) for s in found if s.operation == END and s.value != "none"}
+    ended = {(s.subject, s.attribute, s.value) for s in found if s.operation == END}
+    return [
+        s
+        for s in found
+        if not (s.value == "none" and (s.subject, s.attribute) in named_ends)
+        and not (s.operation != END and (s.subject, s.attribute, s.value) in ended)
+    ]
+
+
+def _is_question(sentence: Sentence) -> bool:
+    if sentence.question:
+        return True
+    tokens = sentence.tokens
+    i = _skip_lead(tokens)
+    # an inversion typed without "?": "should i quit", "do you think I should move"
+    return i + 1 < len(tokens) and tokens[i].low in _Q_AUX and tokens[i + 1].low in _Q_SUBJ
+
+
+def _skip_lead(clause: Sequence[Token]) -> int:
+    i, n = 0, len(clause)
+    while i < n:
+        low = clause[i].low
+        if low in _DISCOURSE or clause[i].kind == "punct":
+            i += 1
+        elif low in ("last", "this", "yesterday", "today", "recently", "lately") or (
+            low == "a" and i + 2 < n and clause[i + 2].low == "ago"
+        ):
+            j = i + 1
+            while j < n and clause[j].low in _TIME_LEAD:
+                j += 1
+            if j < n and clause[j].low == ",":
+                j += 1
+            if j == i + 1 and low not in ("yesterday", "today", "recently", "lately"):
+                break
+            i = j
+        else:
+            break
+    return i
+
+
+def _stopped(clause: Sequence[Token]) -> bool:
+    """The clause says something stopped: "no longer", "anymore", "any more/longer"."""
+    for k, t in enumerate(clause):
+        if t.low == "anymore":
+            return True
+        if t.low == "any" and k + 1 < len(clause) and clause[k + 1].low in ("more", "longer"):
+            return True
+        if t.low == "longer" and k > 0 and clause[k - 1].low == "no":
+            return True
+    return False
+
+
+def _hypothetical(tokens: Sequence[Token]) -> bool:
+    for k, t in enumerate(tokens):
+        if t.low in _HYPO and not (t.low == "may" and t.cap):
+            return True
+        if t.low in _VERBISH_HYPO and k + 1 < len(tokens) and tokens[k + 1].low == "to":
+            return True
+        if t.low in ("what", "how") and k + 1 < len(tokens) and tokens[k + 1].low == "if":
+            return True
+    return False
+
+
+def _statement(
+    r: Rule,
+    m: Match,
+    clause: Sequence[Token],
+    before: Sequence[Token],
+    at: datetime,
+    turn_id: str,
+) -> list[Statement]:
+    slots = m.slots
+    who = slots.get("who")
+    subject_obj = who[2] if who is not None else None
+    subject = USER
+    co_subject: str | None = None
+    if isinstance(subject_obj, Subject):
+        if subject_obj.kind == "other":
+            return []
+        if subject_obj.kind == "person":
+            subject = subject_obj.name or USER
+        else:
+            co_subject = subject_obj.name
+    v = slots.get("v")
+    value_end = v[0] if v is not None else m.end
+    if _hypothetical([*before, *clause[:value_end]]) and not r.scan:
+        return []
+    op: Operation = r.op
+    negated = any(t.low in _NEG for t in clause[m.start : value_end]) and not r.scan
+    if negated:
+        if r.negated == "end" and r.op != END and _stopped(clause):
+            op = END
+        else:
+            return []
+    values: tuple[str, ...]
+    if v is not None:
+        raw = v[2]
+        values = raw if isinstance(raw, tuple) else (str(raw),)
+    elif r.value_from_with and co_subject:
+        values = (co_subject,)
+    elif r.fixed is not None:
+        values = (r.fixed,)
+    else:
+        return []
+    attribute = r.attribute
+    role = str(slots["role"][2]) if "role" in slots else ""
+    if attribute == "{role}":
+        attribute = ROLE_ATTRIBUTE.get(role, "relative")
+    if r.subject_slot is not None:
+        subject = str(slots[r.subject_slot][2])
+    animal = str(slots["animal"][2]) if "animal" in slots else "pet"
+    prev = str(slots["prev"][2]) if "prev" in slots and r.kind == "project" else None
+    since = resolve_time_phrase(" ".join(t.text for t in clause), at)
+    if since is None and r.event:
+        since = at
+    shown = "The user" if subject == USER else subject.capitalize()
+    out: list[Statement] = []
+    for value in values:
+        if attribute == "preference":
+            attr, value = _classify_like(value)
+        elif attribute == "favourite":
+            attr, value = ("favourite_food", value) if role in ("food", "dish", "meal") else (
+                "preference",
+                f"favourite {role}: {value}",
+            )
+        else:
+            attr = attribute
+        text = r.text
+        if op == END and r.op != END:
+            text = "{S} no longer: " + r.text.replace("{S} ", "").rstrip(".") + "."
+        if attribute == "preference" and attr == "hobby":
+            text = text.replace("likes", "enjoys")
+        text = text.format(
+            S=shown,
+            Ss=shown + "'s",
+            v=value,
+            a=_a(value),
+            role=role,
+            animal=animal,
+            a_animal=_a(animal),
+            prev=prev or "",
+        )
+        out.append(
+            Statement(
+                attr,
+                value,
+                text,
+                turn_id,
+                r.entity if r.entity and value != "none" else None,
+                since,
+                r.confidence,
+                subject,
+                op,
+                prev,
+                r.kind,
+            )
+        )
+    return out
+
+
+_NOT_GERUNDS = frozenset(
+    "thing something everything nothing anything king ring spring string morning evening "
+    "wedding building ceiling pudding clothing".split()
+)
+
+
+def _classify_like(item: str) -> tuple[str, str]:
+    """ "hiking" → hobby; "jazz" → preference."""
+    first = item.split()[0].lower()
+    if first.endswith("ing") and len(first) > 4 and first not in _NOT_GERUNDS:
+        return "hobby", item
+    return "preference", item
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def with_operation(s: Statement, op: Operation, previous: str | None) -> Statement:
+    """``s`` as a correction (or another operation) replacing ``previous``."""
+    return replace(s, operation=op, previous=previous)
