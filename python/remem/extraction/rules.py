@@ -82,8 +82,7 @@ def extract_statements(
 ) -> list[Statement]:
     """Every fact in one user message said at ``at`` (the pure core of the extractor);
     ``history`` — statements said earlier — is what a correction may refer to."""
-    found = _GRAMMAR.statements(message, at, turn_id)
-    return apply_corrections(message, found, history)
+    return apply_corrections(_GRAMMAR.parse(message, at, turn_id), history)
 
 
 def _dedupe(statements: list[Statement]) -> list[Statement]:

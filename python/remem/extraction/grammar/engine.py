@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from remem.extraction.dates import resolve_time_phrase
-from remem.extraction.grammar.lexicon import CLASSES, ROLE_ATTRIBUTE
+from remem.extraction.grammar.lexicon import CLASSES, DISCOURSE_PHRASES, ROLE_ATTRIBUTE
 from remem.extraction.grammar.pattern import ANY, CAP, Match
 from remem.extraction.grammar.rule import END, Operation, Rule
 from remem.extraction.grammar.slots import Subject
@@ -62,11 +62,17 @@ _TIME_LEAD = frozenset(
     "weeks week months month years year days day ago the past weekend summer winter spring "
     "autumn fall".split()
 )
+_PHRASE_FIRST = frozenset(p[0] for p in DISCOURSE_PHRASES)
+_COMMON = frozenset(
+    "to in a an the my our is 's at for on of i we and with 'm am are 've have up it".split()
+)
+"""Words too frequent to index a rule by (a rule is indexed by its rarest required word)."""
 _NEG = CLASSES["neg"]
 _HYPO = CLASSES["hypothetical"]
 _Q_AUX = CLASSES["question_aux"]
 _Q_SUBJ = CLASSES["question_subject"]
 _VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
+_PLACE_AFTER_TO = frozenset("the a an my our bed work school church uni college".split())
 
 
 class Grammar:
@@ -85,9 +91,15 @@ class Grammar:
         self._by_word: dict[str, list[int]] = {}
         self._cap: list[int] = []
         self._any: list[int] = []
-        self._scan: tuple[tuple[Rule, frozenset[str]], ...] = tuple(
-            (r, r.pattern.first_words()) for r in self.rules if r.scan
-        )
+        self._scan_by_word: dict[str, list[Rule]] = {}
+        self._scan_cap: list[Rule] = []
+        for r in self.rules:
+            if r.scan:
+                for w in r.pattern.first_words():
+                    if w == CAP:
+                        self._scan_cap.append(r)
+                    else:
+                        self._scan_by_word.setdefault(w, []).append(r)
         for n, r in enumerate(self.rules):
             if r.scan:
                 continue
@@ -98,48 +110,117 @@ class Grammar:
                     self._cap.append(n)
                 else:
                     self._by_word.setdefault(w, []).append(n)
-        self._cache: dict[tuple[str, bool], tuple[Rule, ...]] = {}
+        # Second filter: every required word element of a pattern must meet the clause, so
+        # each rule is indexed under the words of its smallest required element.
+        self._required: list[tuple[frozenset[str], ...]] = []
+        self._by_key: dict[str, set[int]] = {}
+        self._keyless: set[int] = set()
+        for n, r in enumerate(self.rules):
+            required = tuple(
+                e.words
+                for e in r.pattern.elements
+                if e.words is not None and not e.optional and not e.repeat
+            )
+            self._required.append(required)
+            if r.scan:
+                continue
+            if required:
+                for w in min(required, key=lambda ws: (len(ws & _COMMON), len(ws))):
+                    self._by_key.setdefault(w, set()).add(n)
+            else:
+                self._keyless.add(n)
+        self._cache: dict[tuple[str, bool], frozenset[int]] = {}
 
-    def _candidates(self, t: Token) -> tuple[Rule, ...]:
+    def _first(self, t: Token) -> frozenset[int]:
         key = (t.low, t.cap)
         found = self._cache.get(key)
         if found is None:
             ids = set(self._by_word.get(t.low, ())) | set(self._any)
             if t.cap:
                 ids |= set(self._cap)
-            found = tuple(self.rules[n] for n in sorted(ids))
+            found = frozenset(ids)
             self._cache[key] = found
         return found
+
+    def _candidates(self, clause: Sequence[Token], start: int) -> list[Rule]:
+        """The rules that can match ``clause`` at ``start``: the right first word, and every
+        required word present in the clause."""
+        words = {t.low for t in clause[start:]}
+        keyed = set(self._keyless)
+        for w in words:
+            found = self._by_key.get(w)
+            if found is not None:
+                keyed |= found
+        ids = keyed & self._first(clause[start])
+        out: list[Rule] = []
+        for n in sorted(ids):
+            for req in self._required[n]:
+                if words.isdisjoint(req):
+                    break
+            else:
+                out.append(self.rules[n])
+        return out
 
     def statements(self, message: str, at: datetime, turn_id: str = "") -> list[Statement]:
         """Every fact of ``message`` (said at ``at``), in the order said, before corrections."""
         out: list[Statement] = []
+        for _, per_clause in self.parse(message, at, turn_id):
+            for found in per_clause:
+                out.extend(s for s in found if s not in out)
+        return out
+
+    def parse(
+        self, message: str, at: datetime, turn_id: str = ""
+    ) -> list[tuple[Sentence, list[list[Statement]]]]:
+        """Each sentence of ``message`` with the statements of each of its clauses (a
+        question's clauses have none)."""
+        parsed: list[tuple[Sentence, list[list[Statement]]]] = []
         for sentence in sentences(message):
+            per_clause: list[list[Statement]] = []
+            parsed.append((sentence, per_clause))
             if _is_question(sentence):
+                per_clause.extend([] for _ in sentence.clauses)
                 continue
             before: list[Token] = []
             for clause in sentence.clauses:
                 start = _skip_lead(clause)
                 found: list[Statement] = []
                 if start < len(clause):
-                    for r in self._candidates(clause[start]):
+                    for r in self._candidates(clause, start):
                         m = r.pattern.match(clause, start)
                         if m is not None:
                             s = _statement(r, m, clause, before, at, turn_id)
                             if s:
                                 found.extend(s)
-                for r, first in self._scan:
-                    for i in range(start, len(clause)):
-                        t = clause[i]
-                        if t.low in first or (t.cap and CAP in first):
-                            m = r.pattern.match(clause, i)
-                            if m is not None:
-                                found.extend(_statement(r, m, clause, before, at, turn_id))
-                for s in _prune(found):
-                    if s not in out:
-                        out.append(s)
+                for i in range(start, len(clause)):
+                    t = clause[i]
+                    scans = self._scan_by_word.get(t.low)
+                    if t.cap:
+                        scans = [*(scans or ()), *self._scan_cap]
+                    for r in scans or ():
+                        m = r.pattern.match(clause, i)
+                        if m is not None:
+                            found.extend(_statement(r, m, clause, before, at, turn_id))
+                per_clause.append(_prune(found))
                 before.extend(clause)
-        return out
+            _pet_deaths(sentence, per_clause)
+        return parsed
+
+
+_DEATH = frozenset({"died", "passed", "rip", "buried", "put"})
+
+
+def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
+    """ "RIP my hamster Nibbles, he died": a pet named in passing in a sentence that says it
+    died is an ending (only when exactly one pet is named, so the death is not misplaced)."""
+    pets = [(c, n) for c, found in enumerate(per_clause) for n, s in enumerate(found)
+            if s.attribute == "pet"]
+    if len(pets) != 1 or not any(t.low in _DEATH for t in sentence.tokens):
+        return
+    c, n = pets[0]
+    s = per_clause[c][n]
+    if s.operation != END:
+        per_clause[c][n] = replace(s, operation=END, text=f"{s.text[:-1]} — it died.")
 
 
 def _prune(found: list[Statement]) -> list[Statement]:
@@ -168,7 +249,23 @@ def _skip_lead(clause: Sequence[Token]) -> int:
     i, n = 0, len(clause)
     while i < n:
         low = clause[i].low
-        if low in _DISCOURSE or clause[i].kind == "punct":
+        phrase = None
+        if low in _PHRASE_FIRST:
+            phrase = next(
+                (p for p in DISCOURSE_PHRASES if tuple(t.low for t in clause[i : i + len(p)]) == p),
+                None,
+            )
+        if phrase is not None:
+            i += len(phrase)
+        elif low == "no" and i + 1 < n and clause[i + 1].low == "longer":
+            break  # "no longer vegan": a negation, not a discourse "no"
+        elif low in ("after", "before", "following", "once") and i == 0:
+            # "after the divorce I moved to Brighton": the clause starts at the subject
+            j = next((k for k in range(i + 1, min(n, i + 7)) if clause[k].low in ("i", "we")), None)
+            if j is None:
+                break
+            i = j
+        elif low in _DISCOURSE or clause[i].kind == "punct":
             i += 1
         elif low in ("last", "this", "yesterday", "today", "recently", "lately") or (
             low == "a" and i + 2 < n and clause[i + 2].low == "ago"
@@ -203,7 +300,9 @@ def _hypothetical(tokens: Sequence[Token]) -> bool:
         if t.low in _HYPO and not (t.low == "may" and t.cap):
             return True
         if t.low in _VERBISH_HYPO and k + 1 < len(tokens) and tokens[k + 1].low == "to":
-            return True
+            # "going to move" is a plan; "going to the beach" is not
+            if not (k + 2 < len(tokens) and tokens[k + 2].low in _PLACE_AFTER_TO):
+                return True
         if t.low in ("what", "how") and k + 1 < len(tokens) and tokens[k + 1].low == "if":
             return True
     return False
@@ -231,7 +330,9 @@ def _statement(
             co_subject = subject_obj.name
     v = slots.get("v")
     value_end = v[0] if v is not None else m.end
-    if _hypothetical([*before, *clause[:value_end]]) and not r.scan:
+    # a plan or condition anywhere in the clause ("moving to Leeds would be a dream") or
+    # before it in the sentence ("if I get the job, I'm moving to Berlin")
+    if _hypothetical(before) or _hypothetical(clause):
         return []
     op: Operation = r.op
     negated = any(t.low in _NEG for t in clause[m.start : value_end]) and not r.scan

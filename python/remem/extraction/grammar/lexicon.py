@@ -82,7 +82,8 @@ _OTHERS = (
     "friend friends bestie mate mates boss manager colleague coworker co-worker neighbour "
     "neighbor roommate flatmate housemate teacher doctor therapist ex landlord landlady "
     "buddy pal classmate client team parents kids sisters brothers cousins in-laws family "
-    "folks grandparents"
+    "folks grandparents ex-wife ex-husband ex-boyfriend ex-girlfriend ex-partner ex-fiance "
+    "ex-fiancé ex-fiancee ex-fiancée"
 )
 
 CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
@@ -96,27 +97,28 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
         "other_person": words(_OTHERS) | frozenset(_KIN_ROLES),
         "kin_adj": words(
             "older younger little big baby twin elder oldest youngest step half eldest "
-            "new lovely"
+            "new lovely best close childhood"
         ),
         "pronoun_other": words("he she they him her them his their"),
         # verbs and function words
         "adv": words(
             "just recently finally now currently actually also really still officially already "
             "even totally basically kinda literally definitely do does did not n't never no "
-            "longer technically mostly mainly happily pretty fully properly somehow"
+            "longer technically mostly mainly happily pretty fully properly somehow part full time "
+            "part-time full-time remotely"
         ),
         "have": words("have 've has 's had got"),
         "be": words("am 'm is 's are 're was were be been"),
         "am": words("am 'm"),
         "move": words("moved relocated moving relocating move"),
-        "live": words("live lives living lived reside resides residing"),
+        "live": words("live lives living reside resides residing"),
         "start": words(
             "started start starting began begin beginning joined joining join took taking"
         ),
         "get": words("got get getting landed accepted accept found took"),
         "leave": words("left leave leaving quit quitting quitted"),
         "end_verb": words(
-            "quit quitting stopped stop stopping gave give giving ditched ditching dropped "
+            "quit quitting stopped stop stopping gave give giving given ditched ditching dropped "
             "cut kicked"
         ),
         "notice": words("notice resignation"),
@@ -163,9 +165,9 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "technician administrator coordinator specialist assistant clerk cashier driver "
             "waiter waitress bartender nanny midwife surgeon physio physiotherapist "
             "translator copywriter marketer recruiter paralegal receptionist baker butcher "
-            "farmer gardener cleaner builder welder student postdoc phd supervisor "
+            "farmer gardener cleaner builder welder supervisor "
             "ceo cto cfo founder owner freelancer contractor illustrator animator data "
-            "scientist ux dev sde swe sre pm"
+            "ux dev sde swe sre pm"
         ),
         "diet": words(
             "vegetarian vegan pescatarian pescetarian flexitarian plant-based keto paleo "
@@ -195,18 +197,45 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "well so oh ok okay yeah yes yep yup no nope btw also and but anyway anyways "
             "hey hi hello haha hahaha lol lmao omg honestly basically um uh right alright "
             "cool great thanks sure update news fyi ps ah aw aww ugh wow hmm tbh ngl "
-            "guess what fun fact just so you know by the way oh and quick big "
-            "reminder heads up"
+            "reminder"
         ),
     }
 )
 """Word classes by name (``@move`` in a pattern)."""
+
+DISCOURSE_PHRASES: tuple[tuple[str, ...], ...] = tuple(
+    tuple(p.split())
+    for p in (
+        "by the way",
+        "guess what",
+        "fun fact",
+        "you know what",
+        "just so you know",
+        "heads up",
+        "big news",
+        "quick update",
+        "oh and",
+        "not gonna lie",
+    )
+)
+"""Discourse openers of several words, skipped at the start of a clause like one word."""
+
+VERB_STARTS = words(
+    "moving moved living lived started starting got getting just finally quit quitting joined "
+    "joining adopted switched went gone broke split gave giving handed lost married turned "
+    "relocated relocating working work studying graduated dropped took taking picked bought "
+    "renamed shelved scrapped stopped rescued walked had having became become doing done "
+    "been living"
+)
+"""Capitalised words at the start of a clause that are verbs with the subject left out
+("Moving to Denver next month"), not names."""
 
 STOP = words(
     "with for at in on by from to and or but because since so which who where when while "
     "after before until though although if lol haha btw now anymore any again too as last "
     "this next these today yesterday tomorrow recently lately already actually yet really "
     "tho cause cos bc is was are were 's 're 'm am be been it its that there here than "
+    "would could should will might must can originally honestly though "
     "not n't never longer ago soon around about over into onto off out up like "
     "every each all both either some lmao omg tbh ngl xx x :) :( though then also "
     "rn atm asap though whilst instead"
@@ -216,7 +245,7 @@ STOP = words(
 NOT_PLACES = words(
     "home city town village countryside suburbs house flat apartment place work school bed "
     "area neighbourhood neighborhood centre center room studio dorm office hospital gym "
-    "country abroad somewhere overseas uni university college the a an my our new same "
-    "another it there here them"
+    "country abroad somewhere overseas uni university college the a an my our it there here "
+    "them future past moment weekend"
 )
 """Words that make "I live in a small flat" a dwelling, not a place name."""

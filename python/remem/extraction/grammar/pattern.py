@@ -9,7 +9,8 @@ The notation, elements separated by spaces::
   mixes a class and words);
 - a trailing ``?`` makes an element optional, ``*`` lets it repeat (zero or more);
 - ``{slot:type}`` — a slot read by the reader of that type (:mod:`.slots`); ``{who}`` is
-  ``{who:who}``, the clause's subject.
+  ``{who:who}``, the clause's subject;
+- ``$`` — the end of the clause (only trailing words such as "now", "lol", "btw" may follow).
 
 Matching is anchored at the given position and backtracks over optional and repeated
 elements only (slots are greedy). :func:`first_words` gives the words a pattern can start
@@ -41,6 +42,8 @@ class Element:
     reader: Reader | None
     optional: bool
     repeat: bool
+    possessive: bool = False
+    """A repeat whose next element cannot start with its words: never give tokens back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +74,13 @@ class Pattern:
         for e in self.elements:
             if e.words is not None:
                 out |= e.words
+            elif e.slot == "$":
+                return frozenset(out | {ANY})
             elif e.slot is not None:
-                if e.slot == "who" or (e.slot == "v" and e.reader is READERS["name"]):
+                if e.slot == "who" or e.reader in _CAP_READERS:
                     out.add(CAP)
                 if e.slot == "who":
-                    out |= {"i", "we", "my", "our", CAP}
+                    out |= {"i", "we", "my", "our", "me", CAP}
                     continue  # an elided subject: the next element may start the clause
                 if e.reader not in _CAP_READERS:
                     out.add(ANY)
@@ -97,6 +102,8 @@ def _match(
     if k == len(elements):
         return i
     e = elements[k]
+    if e.slot == "$":
+        return i if all(t.low in _TRAILERS or t.kind == "punct" for t in tokens[i:]) else None
     if e.reader is not None:
         got = e.reader(tokens, i)
         if got is None:
@@ -113,6 +120,8 @@ def _match(
         j = i
         while j < len(tokens) and tokens[j].low in e.words:
             j += 1
+        if e.possessive:
+            return _match(elements, k + 1, tokens, j, slots)
         while j >= i:  # longest first, then give tokens back
             end = _match(elements, k + 1, tokens, j, slots)
             if end is not None:
@@ -128,7 +137,15 @@ def _match(
     return None
 
 
+_TRAILERS = frozenset(
+    "now lol haha btw today already again too though tho x xx lmao omg anyway yet".split()
+)
+_END = Element(None, "$", None, False, False)
+
+
 def _element(part: str, source: str) -> Element:
+    if part == "$":
+        return _END
     optional = part.endswith("?")
     repeat = part.endswith("*")
     if optional or repeat:
@@ -159,7 +176,48 @@ def _element(part: str, source: str) -> Element:
 def compile_pattern(source: str) -> Pattern:
     """Compile the notation of the module docstring; an unknown class or slot type raises
     :class:`~remem.errors.InvalidArgumentError` naming it."""
-    elements = tuple(_element(p, source) for p in source.split())
+    elements = [_element(p, source) for p in source.split()]
     if not elements:
         raise InvalidArgumentError("a pattern needs at least one element, got an empty string")
-    return Pattern(source, elements)
+    return Pattern(source, _merge_skips(elements))
+
+
+def _merge_skips(elements: list[Element]) -> tuple[Element, ...]:
+    """Adjacent optional or repeated word elements become one repeat of their union ("@adv*
+    @have? @adv* @be? @adv*" skips any of those words in any order): the same matches in
+    practice, without backtracking through every split of the skipped words."""
+    merged: list[Element] = []
+    for e in elements:
+        skip = e.words is not None and (e.optional or e.repeat)
+        prev = merged[-1] if merged else None
+        if skip and prev is not None and prev.words is not None and prev.repeat:
+            assert e.words is not None
+            merged[-1] = Element(prev.words | e.words, None, None, False, True)
+        elif skip and len(e.words or ()) > 1 and e.repeat:
+            merged.append(e)
+        elif (
+            skip
+            and prev is not None
+            and prev.words is not None
+            and prev.optional
+            and not prev.repeat
+            and e.repeat
+        ):
+            assert e.words is not None
+            merged[-1] = Element(prev.words | e.words, None, None, False, True)
+        else:
+            merged.append(e)
+    out: list[Element] = []
+    for n, e in enumerate(merged):
+        nxt = merged[n + 1] if n + 1 < len(merged) else None
+        if (
+            e.repeat
+            and e.words is not None
+            and nxt is not None
+            and nxt.words is not None
+            and not (nxt.optional or nxt.repeat)
+            and e.words.isdisjoint(nxt.words)
+        ):
+            e = Element(e.words, None, None, False, True, possessive=True)
+        out.append(e)
+    return tuple(out)

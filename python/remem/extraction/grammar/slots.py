@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from remem.extraction.grammar.lexicon import CLASSES, NOT_PLACES, STOP, words
+from remem.extraction.grammar.lexicon import CLASSES, NOT_PLACES, STOP, VERB_STARTS, words
 from remem.extraction.grammar.tokens import Token
 
 __all__ = ["READERS", "Reader", "Subject"]
@@ -59,7 +59,9 @@ _NAME_STOP = STOP | words(
 _PLACE_LINK = words("de do da del della di upon on-sea le la am of")
 _ORG_LINK = words("of & and de")
 _ARTICLE = words("a an the some")
-_PHRASE_STOP = STOP | words("my your his her our their me you him them us i we")
+_DANGLING = words("of the a an and or to")
+_UNFINISHED = words("that it this them those these him her")
+_PHRASE_STOP = STOP | words("my your his her our their me you him them us i we allergy allergies")
 _DIET_PAIRS = {
     ("plant", "based"): "plant-based",
     ("gluten", "free"): "gluten-free",
@@ -164,16 +166,27 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     if i < n and tokens[i].low == "the":
         i += 1
     j = i
-    while j < n and j - i < 5:
+    parts: list[str] = []
+    while j < n and j - i < 6:
         t = tokens[j]
         if (t.cap or (t.kind == "num" and j > i)) and t.low not in _NAME_STOP:
+            parts.append(t.text)
+            j += 1
+        elif t.low == "'s" and j > i and j + 1 < n and tokens[j + 1].cap:
+            parts[-1] += "'s"  # "King's College", "St Mary's"
             j += 1
         elif t.low in _ORG_LINK and j > i and j + 1 < n and tokens[j + 1].cap:
+            parts += [t.text, tokens[j + 1].text]
             j += 2
         else:
             break
     if j > i:
-        return j, " ".join(t.text for t in tokens[i:j])
+        return j, " ".join(parts)
+    if i < n and i > 0 and tokens[i - 1].low in ("the", "at", "for"):
+        t = tokens[i]
+        if t.kind == "word" and t.low not in _NAME_STOP and t.low not in _NOT_ORGS:
+            if i + 1 >= n or tokens[i + 1].low in STOP or tokens[i + 1].kind == "punct":
+                return i + 1, t.text  # "at the council", "a job at asda"
     if i < n and tokens[i].low in ("a", "an"):
         k = i + 1
         while k < n and k - i <= 3 and _word_ok(tokens[k]) and tokens[k].low not in _NAME_STOP:
@@ -183,16 +196,37 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     return None
 
 
+_NOT_ORGS = NOT_PLACES | words(
+    "night nights weekends weekend moment minute time end same top back front gym lunch "
+    "dinner breakfast desk computer myself home remote remotely kids night-shift"
+)
+
+
+def read_corg(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A capitalised organisation that is not a school ("joined Canonical")."""
+    if i < len(tokens) and not (tokens[i].cap or tokens[i].low == "the"):
+        return None
+    found = read_org(tokens, i)
+    if found is None or not str(found[1])[:1].isupper():
+        return None
+    if any(w.casefold() in _SCHOOL_WORDS for w in str(found[1]).split()):
+        return None
+    return found
+
+
 def read_phrase(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     """1–4 words up to a stop word (a leading article dropped)."""
     n = len(tokens)
-    if i < n and tokens[i].low in _ARTICLE:
-        i += 1
+    if i < n and tokens[i].low in _ARTICLE and not (tokens[i].cap and i + 1 < n and tokens[i + 1].cap):
+        i += 1  # "the Cure" keeps no article, "The Cure" keeps its own
     j = i
     while j < n and j - i < 4 and tokens[j].kind == "word" and tokens[j].low not in _PHRASE_STOP:
         j += 1
-    if j == i:
-        return None
+    unfinished = j < n and tokens[j].low in _UNFINISHED
+    while j > i and tokens[j - 1].low in _DANGLING:
+        j -= 1
+    if j == i or unfinished:
+        return None  # "the sound of that": the phrase goes on into a pronoun
     return j, " ".join(t.text for t in tokens[i:j])
 
 
@@ -203,8 +237,13 @@ def read_job(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         return None
     j, _ = found
     start = i + 1 if tokens[i].low in _ARTICLE else i
+    if start < j and tokens[start].low == "new":
+        start += 1  # "the new head chef" is a head chef
     while j > start and tokens[j - 1].low not in _JOB_HEAD:
         j -= 1
+    if j == start and tokens[start].low == "head" and start + 2 < len(tokens):
+        if tokens[start + 1].low == "of" and _word_ok(tokens[start + 2]):
+            j = start + 3  # "head of design"
     if j == start:
         return None
     return j, " ".join(t.text for t in tokens[start:j]).lower()
@@ -236,7 +275,12 @@ def read_habit(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     verb = _HABIT_VERBS.get(first)
     if verb is not None:
         first_text = verb
-    elif _gerund(first) or first in _HABIT_NOUNS:
+    elif _gerund(first) and first not in _NOT_HABITS:
+        found = _read_item(tokens, i)
+        if found is None:
+            return None
+        return found[0], str(found[1]).lower()
+    elif first in _HABIT_NOUNS:
         first_text = first
     else:
         return None
@@ -250,6 +294,10 @@ def read_habit(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 
 _HABIT_VERBS = {"smoke": "smoking", "smokes": "smoking", "vape": "vaping", "vapes": "vaping",
                 "drink": "drinking", "drinks": "drinking"}
+_NOT_HABITS = words(
+    "working living dating seeing doing being getting trying thinking planning looking "
+    "feeling having making"
+)
 _HABIT_NOUNS = words(
     "coffee caffeine alcohol booze sugar meat dairy cigarettes weed yoga pilates meditation "
     "crossfit therapy gluten carbs chocolate soda fags tea"
@@ -335,8 +383,10 @@ def read_date(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         t = tokens[j]
         if t.low in _WEEKDAY or t.low in _MONTH or t.low in ("tomorrow", "tonight", "today"):
             anchor = True
-        elif t.kind == "num" and len(t.low) <= 6:
+        elif t.kind == "num" and t.low[-2:] in ("st", "nd", "rd", "th"):
             anchor = True
+        elif t.kind == "num" and len(t.low) <= 6:
+            pass  # "14 July", "at 3": a number counts next to a day or month
         elif t.low not in _DATE_WORD:
             break
         j += 1
@@ -352,13 +402,18 @@ def read_date(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 def read_event(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     """What a date belongs to ("dentist appointment", "flight to Rome" → up to "is")."""
     j, n = i, len(tokens)
-    while j < n and j - i < 4 and tokens[j].kind == "word":
-        if tokens[j].low in ("is", "'s", "was", "got", "has", "will", "'ll", "are", "moved"):
+    while j < n and j - i < 3 and tokens[j].kind == "word" and tokens[j].low not in STOP:
+        if tokens[j].low in ("got", "has", "will", "'ll", "moved") or tokens[j].cap:
             break
         j += 1
-    if j == i or tokens[i].low in _NAME_STOP - words("mum mom dad"):
+    if j == i or any(t.low in _NOT_EVENTS for t in tokens[i:j]):
         return None
     return j, " ".join(t.text for t in tokens[i:j]).lower()
+
+
+_NOT_EVENTS = (
+    _NAME_STOP | _OTHER | _ANIMAL | words("birthday bday name email number phone") | CLASSES["kin"]
+)
 
 
 def read_kin(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
@@ -367,6 +422,8 @@ def read_kin(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     while j < n and tokens[j].low in _KIN_ADJ and j - i < 2:
         j += 1
     if j < n and tokens[j].low in _KIN:
+        if j + 2 < n and tokens[j + 1].low == "in" and tokens[j + 2].low == "law":
+            return j + 3, f"{tokens[j].low}-in-law"  # "brother in law" → a relative
         return j + 1, tokens[j].low
     return None
 
@@ -414,7 +471,13 @@ def read_who(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         return None
     if low in CLASSES["pronoun_other"] or low in ("you", "u", "people", "everyone"):
         return i + 1, Subject("other")
-    if t.cap:
+    if low == "me" and i + 3 < n and tokens[i + 1].low == "and" and tokens[i + 2].low == "my":
+        j = i + 3
+        while j < n and tokens[j].low in _KIN_ADJ:
+            j += 1
+        if j < n and tokens[j].low in _OTHER:
+            return j + 1, Subject("user", None, tokens[j].low)  # "me and my girlfriend"
+    if t.cap and low not in VERB_STARTS:
         named = read_name(tokens, i)
         if named is not None:
             j = named[0]
@@ -454,6 +517,7 @@ def read_word(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 
 READERS: dict[str, Reader] = {
     "school": read_school,
+    "corg": read_corg,
     "phrase1": read_word,
     "name": read_name,
     "lname": read_lname,

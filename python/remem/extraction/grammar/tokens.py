@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Sentence", "Token", "sentences", "tokenise"]
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One word, number, symbol, e-mail address or phone number."""
+class Token(NamedTuple):
+    """One word, number, symbol, e-mail address or phone number (a named tuple: the
+    tokeniser makes many, and a tuple is the cheapest immutable record)."""
 
     text: str
     low: str
@@ -48,13 +49,20 @@ class Sentence:
 _QUOTES = str.maketrans(
     {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u02bc": "'", "`": "'"}
 )
-_TOKEN = re.compile(
-    r"(?P<email>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)"
-    r"|(?P<phone>\+?\(?\d{2,5}\)?(?:[ .\-]?\d{2,5}){2,5})"
-    r"|(?P<word>[^\W\d_]+(?:['\-][^\W\d_]+)*'?)"
+_EMAIL = r"(?P<email>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)|"
+_PHONE = r"(?P<phone>\+?\(?\d{2,5}\)?(?:[ .\-]?\d{2,6}){2,5})|"
+_REST = (
+    r"(?P<word>[^\W\d_]+(?:['\-][^\W\d_]+)*'?)"
     r"|(?P<num>\d+(?:[.,:]\d+)*(?:st|nd|rd|th|am|pm|s)?)"
     r"|(?P<punct>\.\.\.|[^\w\s])"
 )
+# The e-mail and phone alternatives are costly at every word; most messages have neither.
+_TOKEN = {
+    (email, phone): re.compile((_EMAIL if email else "") + (_PHONE if phone else "") + _REST)
+    for email in (False, True)
+    for phone in (False, True)
+}
+_DIGIT = re.compile(r"\d")
 _SENTENCE_BREAK = re.compile(r"\n+")
 _CONTRACTIONS = {"m": "'m", "ve": "'ve", "ll": "'ll", "re": "'re", "d": "'d", "s": "'s"}
 _APOSTROPHE_LESS: dict[str, tuple[str, ...]] = {
@@ -82,8 +90,8 @@ _APOSTROPHE_LESS: dict[str, tuple[str, ...]] = {
 }
 _NT_BASES = {"ca": "can", "wo": "will", "sha": "shall", "ai": "am"}
 _SENTENCE_END = frozenset({".", "!", "?", "...", "…"})
-_HARD_BREAK = frozenset({";", ":", "—", "–", "-", "(", ")", "[", "]", '"', "~", "|", "•"})
-_SOFT_BREAK = frozenset({",", "and", "but", "so", "then", "plus", "also", "&", "because"})
+_HARD_BREAK = frozenset({";", "—", "–", "-", "(", ")", "[", "]", '"', "~", "|", "•"})
+_SOFT_BREAK = frozenset({",", ":", "and", "but", "so", "then", "plus", "also", "&", "because"})
 _CLAUSE_STARTERS = frozenset(
     {
         "i",
@@ -138,6 +146,21 @@ _CLAUSE_STARTERS = frozenset(
         "haha",
         "lmao",
         "tbh",
+        "broke",
+        "split",
+        "quit",
+        "left",
+        "joined",
+        "adopted",
+        "switched",
+        "gave",
+        "handed",
+        "went",
+        "lost",
+        "bought",
+        "finally",
+        "relocated",
+        "single",
     }
 )
 
@@ -145,6 +168,9 @@ _CLAUSE_STARTERS = frozenset(
 def _word(text: str, kind: str, out: list[Token]) -> None:
     low = text.casefold()
     if kind == "word":
+        if "'" not in low and low not in _APOSTROPHE_LESS:
+            out.append(Token(text, low, text[:1].isupper() and low != "i", "word"))
+            return
         split = _APOSTROPHE_LESS.get(low)
         if split is not None and (low != "im" or text in ("im", "Im")):
             cap = text[:1].isupper()
@@ -183,9 +209,22 @@ def _word(text: str, kind: str, out: list[Token]) -> None:
 def tokenise(text: str) -> list[Token]:
     """Every token of ``text`` in order (quotes normalised, contractions split)."""
     out: list[Token] = []
-    for m in _TOKEN.finditer(text.translate(_QUOTES)):
+    append = out.append
+    text = text.translate(_QUOTES)
+    pattern = _TOKEN[("@" in text, _DIGIT.search(text) is not None)]
+    special = _APOSTROPHE_LESS
+    for m in pattern.finditer(text):
         kind = m.lastgroup or "punct"
-        _word(m.group(), kind, out)
+        word = m.group()
+        if kind == "word" and "'" not in word:
+            low = word.lower()
+            if low not in special:  # the common case, inlined
+                append(Token(word, low, word[0].isupper() and low != "i", "word"))
+                continue
+        elif kind == "punct":
+            append(Token(word, word, False, "punct"))
+            continue
+        _word(word, kind, out)
     return out
 
 
@@ -207,6 +246,10 @@ def _clauses(tokens: list[Token]) -> tuple[tuple[Token, ...], ...]:
             cut_here = nxt in _CLAUSE_STARTERS or (t.low == "," and tokens[i + 1].kind == "punct")
             if cut_here and t.low == "and" and nxt in ("i", "me") and _joint_subject(tokens[start:i]):
                 cut_here = False  # "Sam and I split up", "my wife and I moved"
+            if cut_here and t.low == "and" and [x.low for x in tokens[start:i]] == ["me"]:
+                cut_here = False  # "me and my girlfriend broke up"
+            if cut_here and t.low == "," and i - start == 1 and tokens[start].cap:
+                cut_here = False  # an appositive: "Bella, our lab, passed away"
         if cut_here:
             if i > start:
                 clauses.append(tuple(tokens[start:i]))

@@ -54,8 +54,11 @@ HEALTH: tuple[Rule, ...] = (
 _LIKES = "{S} likes {v}."
 PREFERENCE: tuple[Rule, ...] = (
     rule("preference", "preference", "{who} @adv* @like {v:list}", _LIKES, negated="end"),
-    rule("preference", "preference", f"{_PRE} into {{v:list}}", _LIKES, negated="end"),
-    rule("preference", "preference", f"{_PRE} obsessed with|a big|huge? fan of {{v:list}}",
+    rule("preference", "preference", "{who} @adv* @be @adv* into {v:list}", _LIKES,
+         negated="end"),
+    rule("preference", "preference", f"{_PRE} obsessed with {{v:list}}", _LIKES,
+         negated="end"),
+    rule("preference", "preference", f"{_PRE} a|an big|huge|massive? fan of {{v:list}}",
          _LIKES, negated="end"),
     rule("preference", "dislike", "{who} @adv* @dislike {v:list}", "{S} dislikes {v}."),
     rule("preference", "preference", "{who} @adv* play|plays {v:list}", _LIKES,
@@ -73,14 +76,15 @@ CONTACT: tuple[Rule, ...] = (
     rule("contact", "phone", "my|our new? phone|mobile|cell|work? number|no|phone is|'s|"
          "changed now? to? :? {v:phone}", "{Ss} phone number is {v}."),
     rule("contact", "phone", "me|us at|on {v:phone}", "{Ss} phone number is {v}.", scan=True),
-    rule("contact", "phone", "{who} @have? @adv* a new phone|mobile? number ,? :? it|its|"
+    rule("contact", "phone", "{who} @have* @adv* a new phone|mobile? number ,? :? it|its|"
          "it's|is? 's? {v:phone}", "{Ss} phone number is {v}."),
 )
 
 _PROJECT = "{S} is working on a project called {v}."
 PROJECT: tuple[Rule, ...] = (
-    rule("project", "project", f"{_PRE} working|work on a|an|my|our|this new? side? "
-         "project|app|startup|game|book|thing called|named {v:lname}", _PROJECT),
+    rule("project", "project", f"{_PRE} working|work|building|making|writing|developing|"
+         "coding on? a|an|my|our|this new? side? project|app|startup|game|book|thing|website|"
+         "tool|podcast|novel called|named {v:lname}", _PROJECT),
     rule("project", "project", "my|our side|new|current|main? project|app|startup ,? "
          "{v:name}", _PROJECT, scan=True),
     rule("project", "project", "my|our side|new|current|main? project|app|startup is "
@@ -109,14 +113,15 @@ DATE: tuple[Rule, ...] = (
     rule("date", "date", "my|our|the {s:event} got|was|has|'s|is been? moved|pushed|"
          "rescheduled|changed|bumped|brought back|forward? to {v:date}", "{S} is on {v}.",
          subject_slot="s"),
-    rule("date", "date", "{who} @have @adv* got? a|an|my|our {s:event} on {v:date}",
+    rule("date", "date", "{who} @have @adv* got? a|an|my|our {s:event} at|with? {o:org}? "
+         "on|this|next {v:date}",
          "{S} is on {v}.", subject_slot="s"),
 )
 
 IDENTITY: tuple[Rule, ...] = (
     rule("identity", "name", "my name is|'s {v:lname}", "{Ss} name is {v}.",
          entity="person"),
-    rule("identity", "name", "call me {v:lname}", "{Ss} name is {v}.", entity="person"),
-    rule("identity", "age", "{who} @be @adv* {v:num} years|yrs? old?", "{S} is {v}."),
-    rule("identity", "age", f"{_PRE} turned|turning {{v:num}}", "{S} is {v}.", event=True),
+    rule("identity", "name", "call me {v:name} $", "{Ss} name is {v}.", entity="person"),
+    rule("identity", "age", "{who} @be @adv* {v:num} years|yrs|yo? old? $", "{S} is {v}."),
+    rule("identity", "age", f"{_PRE} turned|turning {{v:num}} $", "{S} is {v}.", event=True),
 )

@@ -30,6 +30,8 @@ PARTNER: tuple[Rule, ...] = (
          fixed="none"),
     rule("partner", "partner", f"{_PRE} dumped {{v:name}}", "{S} broke up with {v}.", op=END,
          entity="person"),
+    rule("partner", "partner", "{v:name} dumped|left me", "{v} broke up with {S}.", op=END,
+         entity="person"),
     rule("partner", "partner", f"{_PRE} got|getting|get divorced", "{S} got divorced.",
          op=END, value_from_with=True, fixed="none"),
     rule("partner", "partner", f"{_PRE} single again|now?", "{S} is single.", op=END,
@@ -80,6 +82,8 @@ PET: tuple[Rule, ...] = (
          entity="animal"),
     rule("pet", "pet", f"{_PRE} had|have|having to? put my|our {{animal:animal}} ,? "
          "{v:name} down|to", _LOST, op=END, entity="animal"),
-    rule("pet", "pet", f"{_PRE} rehomed|rehoming|gave away my|our? {{animal:animal}}? ,? "
-         "{v:name}", "{S} rehomed {v}.", op=END, entity="animal"),
+    rule("pet", "pet", f"{_PRE} rehomed|rehoming my|our? {{animal:animal}}? ,? {{v:name}}",
+         "{S} rehomed {v}.", op=END, entity="animal"),
+    rule("pet", "pet", f"{_PRE} gave|give away my|our? {{animal:animal}}? ,? {{v:name}}",
+         "{S} rehomed {v}.", op=END, entity="animal"),
 )

@@ -19,7 +19,7 @@ MOVE: tuple[Rule, ...] = (
          entity="place"),
     rule("move", "city", f"{_PRE} @move from {{prev:place}} to {{v:place}}", _LIVES,
          event=True, entity="place"),
-    rule("move", "city", f"{_PRE} @live|based|settled|settling here? in {{v:place}}", _LIVES,
+    rule("move", "city", f"{_PRE} @live|based|settled|settling|living here? in {{v:place}}", _LIVES,
          entity="place", negated="end"),
     rule("move", "city", f"{_PRE} got|get|getting|picked|collected the|our|my keys to|for "
          "the|our|my new? place|flat|house|home|apartment in {v:place}", _LIVES, event=True,
@@ -31,7 +31,7 @@ MOVE: tuple[Rule, ...] = (
     rule("move", "city", "{who} @be @adv* back in {v:place}", _LIVES, entity="place"),
     rule("move", "city", "my|our new? home|flat|apartment|house|place|address is in "
          "{v:place}", _LIVES, entity="place"),
-    rule("move", "city", f"{_PRE} moved out of|away from {{v:place}}",
+    rule("move", "city", f"{_PRE} moved|moving out|away of|from {{v:place}}",
          "{S} no longer lives in {v}.", op=END, entity="place"),
 )
 
@@ -44,7 +44,7 @@ ORIGIN: tuple[Rule, ...] = (
          entity="place"),
     rule("origin", "hometown", f"{_PRE} born and? raised? in {{v:place}}",
          "{S} is from {v}.", entity="place"),
-    rule("origin", "hometown", "my|our home town|hometown is|'s {v:place}",
+    rule("origin", "hometown", "my|our home? town|hometown is|'s {v:place}",
          "{S} is from {v}.", entity="place"),
 )
 
@@ -55,10 +55,10 @@ JOB: tuple[Rule, ...] = (
     rule("job", "employer", f"{_JOBSTART} as? {{t:job}}? at|with {{v:org}}", _WORKS,
          event=True, entity="org"),
     rule("job", "job_title", f"{_JOBSTART} as {{v:job}}", "{S} works as {a} {v}.", event=True),
-    rule("job", "employer", f"{_PRE} work|works|working as? {{t:job}}? at|for {{v:org}}",
+    rule("job", "employer", f"{_PRE} work|works|working @adv* as? {{t:job}}? at|for {{v:org}}",
          _WORKS, entity="org", negated="end"),
     rule("job", "employer", f"{_PRE} employed by|at {{v:org}}", _WORKS, entity="org"),
-    rule("job", "employer", f"{_PRE} started|start|starting|began|begin|joined|joining|join at|with? {{v:org}}",
+    rule("job", "employer", f"{_PRE} started|start|starting|began|begin|joined|joining|join at|with? {{v:corg}}",
          _WORKS, event=True, entity="org"),
     rule("job", "employer", f"{_PRE} got|been|was hired by|at {{v:org}}", _WORKS, event=True,
          entity="org"),
@@ -77,7 +77,9 @@ JOB: tuple[Rule, ...] = (
          "{S} works as {a} {v}.", event=True),
     rule("job", "job_title", "{who} @be @adv* a|an|the {v:job}", "{S} works as {a} {v}.",
          negated="end"),
-    rule("job", "job_title", "my|our new? job title|role|position|job is|'s now? a|an? "
+    rule("job", "employer", "{who} @be @adv* a|an|the new? {t:job} at|for {v:org}", _WORKS,
+         entity="org"),
+    rule("job", "job_title", "my|our new? job? title|role|position|job is|'s now? a|an? "
          "{v:job}", "{S} works as {a} {v}."),
     rule("job", "employer", f"{_PRE} gave|give|giving|handed|hand|handing|put|putting|"
          "turned|turning in? my|in|the? in? @notice in? at|to {v:org}", _LEFT, op=END,
@@ -88,15 +90,17 @@ JOB: tuple[Rule, ...] = (
          op=END, entity="org"),
     rule("job", "employer", f"{_PRE} resigned|resigning|retired|retiring|resign|retire",
          _LEFT, op=END, fixed="none"),
-    rule("job", "employer", f"{_PRE} @leave|lost|losing my|the job|role|position at|with "
-         "{v:org}", _LEFT, op=END, entity="org"),
-    rule("job", "employer", f"{_PRE} @leave|lost|losing my|the job|role|position", _LEFT,
+    rule("job", "employer", f"{_PRE} @leave|lost|losing my|the|his|her|their job|role|position "
+         "at|with {v:org}", _LEFT, op=END, entity="org"),
+    rule("job", "employer", f"{_PRE} @leave|lost|losing my|the|his|her|their job|role|position", _LEFT,
          op=END, fixed="none"),
-    rule("job", "employer", f"{_PRE} quit {{v:org}}", _LEFT, op=END, entity="org"),
+    rule("job", "employer", f"{_PRE} quit {{v:corg}}", _LEFT, op=END, entity="org"),
+    rule("job", "employer", f"{_PRE} left {{v:corg}} and|to @adv* joined|join|start|started",
+         _LEFT, op=END, entity="org"),
     rule("job", "employer", f"{_PRE} got|been|was|being laid|let off|go from? {{v:org}}?",
          _LEFT, op=END, fixed="none", entity="org"),
-    rule("job", "employer", f"{_PRE} got|been|was|being fired|sacked|redundant|made "
-         "redundant from? {v:org}?", _LEFT, op=END, fixed="none", entity="org"),
+    rule("job", "employer", f"{_PRE} got|been|was|being made? fired|sacked|redundant from|by? "
+         "{v:org}?", _LEFT, op=END, fixed="none", entity="org"),
     rule("job", "employer", "my|our last day at {v:org}", _LEFT, op=END, entity="org"),
 )
 
