@@ -96,7 +96,7 @@ def apply_corrections(
     out: list[Statement] = []
     for sentence, per_clause in parsed:
         tokens = sentence.tokens
-        if not any(t.low in _QUICK for t in tokens):
+        if sentence.words.isdisjoint(_QUICK):
             for found in per_clause:
                 out.extend(s for s in found if s not in out)
             continue

@@ -28,7 +28,7 @@ from remem.extraction.dates import resolve_time_phrase
 from remem.extraction.grammar.lexicon import CLASSES, DISCOURSE_PHRASES, ROLE_ATTRIBUTE
 from remem.extraction.grammar.pattern import ANY, CAP, Match
 from remem.extraction.grammar.rule import END, Operation, Rule
-from remem.extraction.grammar.slots import Subject
+from remem.extraction.grammar.slots import READERS, Subject
 from remem.extraction.grammar.tables import TABLES
 from remem.extraction.grammar.tokens import Sentence, Token, sentences
 
@@ -62,7 +62,26 @@ _TIME_LEAD = frozenset(
     "weeks week months month years year days day ago the past weekend summer winter spring "
     "autumn fall".split()
 )
-_PHRASE_FIRST = frozenset(p[0] for p in DISCOURSE_PHRASES)
+_PHRASE_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _p in DISCOURSE_PHRASES:
+    _PHRASE_FIRST.setdefault(_p[0], []).append(_p)
+from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD  # noqa: E402
+_SLOT_WORDS = {
+    READERS["diet"]: CLASSES["diet"] | frozenset({"plant", "gluten", "dairy", "low", "whole"}),
+    READERS["kin"]: CLASSES["kin"],
+    READERS["job"]: CLASSES["job_head"] | frozenset({"head"}),
+    READERS["num"]: frozenset({"\x00num"}),
+    READERS["email"]: frozenset({"\x00email"}),
+    READERS["phone"]: frozenset({"\x00phone"}),
+    READERS["animal"]: CLASSES["animal"] | frozenset(
+        w + "s" for w in CLASSES["animal"]
+    ) | frozenset({"puppies", "kitties", "bunnies", "ponies"}),
+}
+"""Slots with a closed vocabulary: a clause without one of their words cannot match."""
+_TIME_WORDS = frozenset(
+    "yesterday today tonight this last ago for in since morning evening".split()
+)
+"""A clause without one of these has no time phrase :func:`resolve_time_phrase` knows."""
 _COMMON = frozenset(
     "to in a an the my our is 's at for on of i we and with 'm am are 've have up it".split()
 )
@@ -72,6 +91,7 @@ _HYPO = CLASSES["hypothetical"]
 _Q_AUX = CLASSES["question_aux"]
 _Q_SUBJ = CLASSES["question_subject"]
 _VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
+_HYPO_ANY = _HYPO | _VERBISH_HYPO | frozenset({"what", "how"})
 _PLACE_AFTER_TO = frozenset("the a an my our bed work school church uni college".split())
 
 
@@ -93,6 +113,7 @@ class Grammar:
         self._any: list[int] = []
         self._scan_by_word: dict[str, list[Rule]] = {}
         self._scan_cap: list[Rule] = []
+        self._scan_words: frozenset[str] = frozenset()
         for r in self.rules:
             if r.scan:
                 for w in r.pattern.first_words():
@@ -100,6 +121,7 @@ class Grammar:
                         self._scan_cap.append(r)
                     else:
                         self._scan_by_word.setdefault(w, []).append(r)
+        self._scan_words = frozenset(self._scan_by_word)
         for n, r in enumerate(self.rules):
             if r.scan:
                 continue
@@ -113,15 +135,19 @@ class Grammar:
         # Second filter: every required word element of a pattern must meet the clause, so
         # each rule is indexed under the words of its smallest required element.
         self._required: list[tuple[frozenset[str], ...]] = []
+        self._required_of: dict[int, tuple[frozenset[str], ...]] = {}
         self._by_key: dict[str, set[int]] = {}
         self._keyless: set[int] = set()
         for n, r in enumerate(self.rules):
             required = tuple(
-                e.words
+                e.words if e.words is not None else _SLOT_WORDS[e.reader]
                 for e in r.pattern.elements
-                if e.words is not None and not e.optional and not e.repeat
+                if (e.words is not None or e.reader in _SLOT_WORDS)
+                and not e.optional
+                and not e.repeat
             )
             self._required.append(required)
+            self._required_of[id(r)] = required
             if r.scan:
                 continue
             if required:
@@ -129,7 +155,25 @@ class Grammar:
                     self._by_key.setdefault(w, set()).add(n)
             else:
                 self._keyless.add(n)
+        self._key_words = frozenset(self._by_key)
+        trigger = set(self._key_words)
+        for r in self.rules:
+            required = self._required_of[id(r)]
+            if r.scan and required:
+                trigger |= min(required, key=len)
+        # A sentence with none of these words can match no rule (every rule requires one).
+        self._trigger: frozenset[str] | None = (
+            None if self._keyless or any(r.scan and not self._required_of[id(r)] for r in self.rules)
+            else frozenset(trigger)
+        )
         self._cache: dict[tuple[str, bool], frozenset[int]] = {}
+
+    def _possible(self, r: Rule, words: frozenset[str]) -> bool:
+        """Every required word element of ``r`` has a word in ``words``."""
+        for req in self._required_of[id(r)]:
+            if words.isdisjoint(req):
+                return False
+        return True
 
     def _first(self, t: Token) -> frozenset[int]:
         key = (t.low, t.cap)
@@ -145,12 +189,10 @@ class Grammar:
     def _candidates(self, clause: Sequence[Token], start: int) -> list[Rule]:
         """The rules that can match ``clause`` at ``start``: the right first word, and every
         required word present in the clause."""
-        words = {t.low for t in clause[start:]}
+        words = {t.low if t.kind == "word" else _KIND_WORD.get(t.kind, t.low) for t in clause[start:]}
         keyed = set(self._keyless)
-        for w in words:
-            found = self._by_key.get(w)
-            if found is not None:
-                keyed |= found
+        for w in self._key_words.intersection(words):
+            keyed |= self._by_key[w]
         ids = keyed & self._first(clause[start])
         out: list[Rule] = []
         for n in sorted(ids):
@@ -178,31 +220,42 @@ class Grammar:
         for sentence in sentences(message):
             per_clause: list[list[Statement]] = []
             parsed.append((sentence, per_clause))
-            if _is_question(sentence):
+            if (
+                self._trigger is not None and sentence.words.isdisjoint(self._trigger)
+            ) or _is_question(sentence):
                 per_clause.extend([] for _ in sentence.clauses)
                 continue
-            before: list[Token] = []
+            # a plan or condition anywhere in the clause ("moving to Leeds would be a dream")
+            # or before it in the sentence ("if I get the job, I'm moving to Berlin")
+            hypothetical = False
+            maybe_hypothetical = not sentence.words.isdisjoint(_HYPO_ANY)
+            scan_words = not sentence.words.isdisjoint(self._scan_words)
             for clause in sentence.clauses:
-                start = _skip_lead(clause)
+                hypothetical = hypothetical or (maybe_hypothetical and _hypothetical(clause))
                 found: list[Statement] = []
+                if hypothetical:
+                    per_clause.append(found)
+                    continue
+                start = _skip_lead(clause)
                 if start < len(clause):
                     for r in self._candidates(clause, start):
                         m = r.pattern.match(clause, start)
                         if m is not None:
-                            s = _statement(r, m, clause, before, at, turn_id)
-                            if s:
-                                found.extend(s)
-                for i in range(start, len(clause)):
-                    t = clause[i]
-                    scans = self._scan_by_word.get(t.low)
-                    if t.cap:
-                        scans = [*(scans or ()), *self._scan_cap]
-                    for r in scans or ():
-                        m = r.pattern.match(clause, i)
-                        if m is not None:
-                            found.extend(_statement(r, m, clause, before, at, turn_id))
-                per_clause.append(_prune(found))
-                before.extend(clause)
+                            found.extend(_statement(r, m, clause, at, turn_id))
+                if scan_words or any(t.cap for t in clause):
+                    present = sentence.words
+                    for i in range(start, len(clause)):
+                        t = clause[i]
+                        scans = self._scan_by_word.get(t.low)
+                        if t.cap:
+                            scans = [*(scans or ()), *self._scan_cap]
+                        for r in scans or ():
+                            if not self._possible(r, present):
+                                continue
+                            m = r.pattern.match(clause, i)
+                            if m is not None:
+                                found.extend(_statement(r, m, clause, at, turn_id))
+                per_clause.append(_prune(found) if len(found) > 1 else found)
             _pet_deaths(sentence, per_clause)
         return parsed
 
@@ -213,6 +266,8 @@ _DEATH = frozenset({"died", "passed", "rip", "buried", "put"})
 def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
     """ "RIP my hamster Nibbles, he died": a pet named in passing in a sentence that says it
     died is an ending (only when exactly one pet is named, so the death is not misplaced)."""
+    if not any(per_clause):
+        return
     pets = [(c, n) for c, found in enumerate(per_clause) for n, s in enumerate(found)
             if s.attribute == "pet"]
     if len(pets) != 1 or not any(t.low in _DEATH for t in sentence.tokens):
@@ -250,11 +305,10 @@ def _skip_lead(clause: Sequence[Token]) -> int:
     while i < n:
         low = clause[i].low
         phrase = None
-        if low in _PHRASE_FIRST:
-            phrase = next(
-                (p for p in DISCOURSE_PHRASES if tuple(t.low for t in clause[i : i + len(p)]) == p),
-                None,
-            )
+        for p in _PHRASE_FIRST.get(low, ()):
+            if tuple(t.low for t in clause[i : i + len(p)]) == p:
+                phrase = p
+                break
         if phrase is not None:
             i += len(phrase)
         elif low == "no" and i + 1 < n and clause[i + 1].low == "longer":
@@ -309,12 +363,7 @@ def _hypothetical(tokens: Sequence[Token]) -> bool:
 
 
 def _statement(
-    r: Rule,
-    m: Match,
-    clause: Sequence[Token],
-    before: Sequence[Token],
-    at: datetime,
-    turn_id: str,
+    r: Rule, m: Match, clause: Sequence[Token], at: datetime, turn_id: str
 ) -> list[Statement]:
     slots = m.slots
     who = slots.get("who")
@@ -330,10 +379,6 @@ def _statement(
             co_subject = subject_obj.name
     v = slots.get("v")
     value_end = v[0] if v is not None else m.end
-    # a plan or condition anywhere in the clause ("moving to Leeds would be a dream") or
-    # before it in the sentence ("if I get the job, I'm moving to Berlin")
-    if _hypothetical(before) or _hypothetical(clause):
-        return []
     op: Operation = r.op
     negated = any(t.low in _NEG for t in clause[m.start : value_end]) and not r.scan
     if negated:
@@ -359,7 +404,9 @@ def _statement(
         subject = str(slots[r.subject_slot][2])
     animal = str(slots["animal"][2]) if "animal" in slots else "pet"
     prev = str(slots["prev"][2]) if "prev" in slots and r.kind == "project" else None
-    since = resolve_time_phrase(" ".join(t.text for t in clause), at)
+    since = None
+    if any(t.low in _TIME_WORDS for t in clause):
+        since = resolve_time_phrase(" ".join(t.text for t in clause), at)
     if since is None and r.event:
         since = at
     shown = "The user" if subject == USER else subject.capitalize()
@@ -379,10 +426,12 @@ def _statement(
             text = "{S} no longer: " + r.text.replace("{S} ", "").rstrip(".") + "."
         if attribute == "preference" and attr == "hobby":
             text = text.replace("likes", "enjoys")
+        # "a design studio" is stored as "design studio"; the sentence keeps the article
+        said = f"{_a(value)} {value}" if r.entity == "org" and value[:1].islower() else value
         text = text.format(
             S=shown,
             Ss=shown + "'s",
-            v=value,
+            v=said,
             a=_a(value),
             role=role,
             animal=animal,

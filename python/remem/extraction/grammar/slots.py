@@ -508,6 +508,19 @@ def read_school(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     return None
 
 
+_NOT_ACTIVITIES = words(
+    "think say know believe imagine see hear hope keep be have get help ask tell talk "
+    "hear point mention remind pretend"
+)
+
+
+def read_activity(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """What someone likes to do ("swim", "bake bread"), not a way of speaking ("think so")."""
+    if i < len(tokens) and tokens[i].low in _NOT_ACTIVITIES:
+        return None
+    return read_phrase(tokens, i)
+
+
 def read_word(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     """One word that is not a stop word."""
     if i < len(tokens) and _word_ok(tokens[i]):
@@ -518,6 +531,7 @@ def read_word(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 READERS: dict[str, Reader] = {
     "school": read_school,
     "corg": read_corg,
+    "activity": read_activity,
     "phrase1": read_word,
     "name": read_name,
     "lname": read_lname,

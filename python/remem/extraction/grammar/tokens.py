@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["Sentence", "Token", "sentences", "tokenise"]
+__all__ = ["KIND_WORD", "Sentence", "Token", "sentences", "tokenise"]
 
 
 class Token(NamedTuple):
@@ -44,6 +44,10 @@ class Sentence:
     clauses: tuple[tuple[Token, ...], ...]
     question: bool
     tokens: tuple[Token, ...]
+    words: frozenset[str] = frozenset()
+    """The case-folded words of the sentence (for quick "does it say X at all" checks); a
+    number, e-mail or phone token is the pseudo-word ``"\x00num"``, ``"\x00email"`` or
+    ``"\x00phone"``."""
 
 
 _QUOTES = str.maketrans(
@@ -63,6 +67,12 @@ _TOKEN = {
     for phone in (False, True)
 }
 _DIGIT = re.compile(r"\d")
+_FIND = {key: re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)) for key, p in _TOKEN.items()}
+"""The same patterns without groups, for ``findall`` (a piece's kind is found afterwards)."""
+_PHONE_FULL = re.compile(_PHONE[:-1])
+_PIECES: dict[str, tuple[Token, ...]] = {}
+"""Pieces of text seen before → their (immutable) tokens; bounded by :data:`_CACHE_SIZE`."""
+_CACHE_SIZE = 50_000
 _SENTENCE_BREAK = re.compile(r"\n+")
 _CONTRACTIONS = {"m": "'m", "ve": "'ve", "ll": "'ll", "re": "'re", "d": "'d", "s": "'s"}
 _APOSTROPHE_LESS: dict[str, tuple[str, ...]] = {
@@ -206,26 +216,45 @@ def _word(text: str, kind: str, out: list[Token]) -> None:
     out.append(Token(text, low, False, kind))
 
 
+def _kind(piece: str) -> str:
+    if "@" in piece:
+        return "email"
+    first = piece[0]
+    if first.isdigit() or first in "+(":
+        return "phone" if _PHONE_FULL.fullmatch(piece) else "num"
+    if first.isalpha():
+        return "word"
+    return "punct"
+
+
+def _tokens_of(piece: str) -> tuple[Token, ...]:
+    """The token(s) one matched piece of text becomes (remembered: pieces repeat a lot)."""
+    found = _PIECES.get(piece)
+    if found is None:
+        out: list[Token] = []
+        _word(piece, _kind(piece), out)
+        found = tuple(out)
+        if len(_PIECES) < _CACHE_SIZE:
+            _PIECES[piece] = found
+    return found
+
+
 def tokenise(text: str) -> list[Token]:
     """Every token of ``text`` in order (quotes normalised, contractions split)."""
     out: list[Token] = []
-    append = out.append
+    extend = out.extend
     text = text.translate(_QUOTES)
-    pattern = _TOKEN[("@" in text, _DIGIT.search(text) is not None)]
-    special = _APOSTROPHE_LESS
-    for m in pattern.finditer(text):
-        kind = m.lastgroup or "punct"
-        word = m.group()
-        if kind == "word" and "'" not in word:
-            low = word.lower()
-            if low not in special:  # the common case, inlined
-                append(Token(word, low, word[0].isupper() and low != "i", "word"))
-                continue
-        elif kind == "punct":
-            append(Token(word, word, False, "punct"))
-            continue
-        _word(word, kind, out)
+    pattern = _FIND[("@" in text, _DIGIT.search(text) is not None)]
+    pieces = _PIECES
+    for piece in pattern.findall(text):
+        found = pieces.get(piece)
+        extend(found if found is not None else _tokens_of(piece))
     return out
+
+
+_BREAKS = _HARD_BREAK | _SOFT_BREAK
+KIND_WORD = {"num": "\x00num", "email": "\x00email", "phone": "\x00phone"}
+"""A number, e-mail or phone token stands in a sentence's words as this pseudo-word."""
 
 
 def _joint_subject(before: list[Token]) -> bool:
@@ -267,13 +296,21 @@ def sentences(text: str) -> list[Sentence]:
         for t in tokenise(line):
             if t.low in _SENTENCE_END:
                 if current:
-                    out.append(Sentence(_clauses(current), t.low == "?", tuple(current)))
+                    out.append(_sentence(current, t.low == "?"))
                 elif t.low == "?" and out and not out[-1].question:
                     last = out[-1]
-                    out[-1] = Sentence(last.clauses, True, last.tokens)
+                    out[-1] = Sentence(last.clauses, True, last.tokens, last.words)
                 current = []
                 continue
             current.append(t)
         if current:
-            out.append(Sentence(_clauses(current), False, tuple(current)))
+            out.append(_sentence(current, False))
     return out
+
+
+def _sentence(tokens: list[Token], question: bool) -> Sentence:
+    words = frozenset([t.low if t.kind == "word" else KIND_WORD.get(t.kind, t.low) for t in tokens])
+    if words.isdisjoint(_BREAKS):  # one clause: nothing to cut at
+        whole = tuple(tokens)
+        return Sentence((whole,), question, whole, words)
+    return Sentence(_clauses(tokens), question, tuple(tokens), words)

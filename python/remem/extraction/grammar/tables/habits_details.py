@@ -61,7 +61,9 @@ PREFERENCE: tuple[Rule, ...] = (
     rule("preference", "preference", f"{_PRE} a|an big|huge|massive? fan of {{v:list}}",
          _LIKES, negated="end"),
     rule("preference", "dislike", "{who} @adv* @dislike {v:list}", "{S} dislikes {v}."),
-    rule("preference", "preference", "{who} @adv* play|plays {v:list}", _LIKES,
+    rule("preference", "hobby", "{who} @adv* play|plays {v:list}", "{S} plays {v}.",
+         negated="end"),
+    rule("preference", "hobby", "{who} @adv* @like to {v:activity}", "{S} likes to {v}.",
          negated="end"),
     rule("preference", "favourite", "my|our all-time? favourite|favorite|fave "
          "{role:phrase1} is|'s|are now? {v:phrase}", "{Ss} favourite {role} is {v}."),
