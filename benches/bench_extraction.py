@@ -37,7 +37,9 @@ TEXTS = [i.text for i in DEV + HELD]
 
 
 def grammar(text: str) -> set[Fact]:
-    return {fact(s.subject, s.attribute, s.value, s.operation) for s in extract_statements(text, AT)}
+    return {
+        fact(s.subject, s.attribute, s.value, s.operation) for s in extract_statements(text, AT)
+    }
 
 
 def regex(text: str) -> set[Fact]:
@@ -109,4 +111,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(0)

@@ -128,7 +128,7 @@ class Score:
 
     def table(self) -> str:
         rows = [f"{'kind':<11} {'P':>6} {'R':>6} {'tp':>4} {'fp':>4} {'fn':>4}"]
-        for name, k in sorted(self.kinds.items()) + [("ALL", self.total)]:
+        for name, k in [*sorted(self.kinds.items()), ("ALL", self.total)]:
             rows.append(
                 f"{name:<11} {k.precision:6.3f} {k.recall:6.3f} {k.tp:4d} {k.fp:4d} {k.fn:4d}"
             )

@@ -23,7 +23,11 @@ def facts(text: str) -> set[tuple[str, str, str, str]]:
 
 def entry(n: int, text: str) -> TranscriptEntry:
     return TranscriptEntry(
-        id=f"t{n}", session_id="s", turn_number=n, user_message=text, assistant_message="ok",
+        id=f"t{n}",
+        session_id="s",
+        turn_number=n,
+        user_message=text,
+        assistant_message="ok",
         created_at=AT,
     )
 
@@ -37,7 +41,14 @@ def test_names_in_any_script_are_one_capitalised_token(name: str) -> None:
 
 def test_contractions_and_possessives_are_split_so_no_name_keeps_them() -> None:
     assert [t.low for t in tokenise("I'm sure Sam's dog can't")] == [
-        "i", "'m", "sure", "sam", "'s", "dog", "can", "n't",
+        "i",
+        "'m",
+        "sure",
+        "sam",
+        "'s",
+        "dog",
+        "can",
+        "n't",
     ]
     assert [t.low for t in tokenise("im ok dont worry")] == ["i", "'m", "ok", "do", "n't", "worry"]
     assert facts("my brother's name is Sam") == {("user", "sibling", "Sam", "set")}
@@ -45,7 +56,10 @@ def test_contractions_and_possessives_are_split_so_no_name_keeps_them() -> None:
 
 def test_clauses_split_at_a_new_subject_but_not_inside_a_list() -> None:
     [s] = sentences("I'm allergic to peanuts, shellfish and cats, and my sister lives in York")
-    assert [[t.low for t in c][:3] for c in s.clauses] == [["i", "'m", "allergic"], ["my", "sister", "lives"]]
+    assert [[t.low for t in c][:3] for c in s.clauses] == [
+        ["i", "'m", "allergic"],
+        ["my", "sister", "lives"],
+    ]
     [joint] = sentences("Sam and I split up")
     assert len(joint.clauses) == 1
 
@@ -60,7 +74,8 @@ def test_an_email_and_a_phone_number_are_single_tokens() -> None:
 def test_the_pattern_notation_and_its_errors() -> None:
     p = compile_pattern("{who} @adv* moved|relocated to {v:place}")
     m = p.match(tokenise("I just moved to New York"), 0)
-    assert m is not None and m.slots["v"][2] == "New York"
+    assert m is not None
+    assert m.slots["v"][2] == "New York"
     assert p.match(tokenise("I painted the fence"), 0) is None
     with pytest.raises(InvalidArgumentError, match="unknown word class"):
         compile_pattern("@nosuchclass {v:place}")
@@ -99,7 +114,9 @@ def test_the_phrasings_the_persona_harness_missed() -> None:
         ("user", "employer", "Acme", "end"),
         ("user", "employer", "Globex", "set"),
     }
-    assert facts("we've got the keys to the new place in Leeds") == {("user", "city", "Leeds", "set")}
+    assert facts("we've got the keys to the new place in Leeds") == {
+        ("user", "city", "Leeds", "set")
+    }
     assert facts("Our old dog Rex died and we adopted two kittens, Mochi and Miso") == {
         ("user", "pet", "Rex", "end"),
         ("user", "pet", "Mochi", "set"),
@@ -114,7 +131,11 @@ def test_a_correction_replaces_the_misstatement_in_the_message() -> None:
         "my interview is on Wednesday. sorry, Thursday, not Wednesday — I misread the invite", AT
     )
     assert (s.subject, s.attribute, s.value, s.operation, s.previous) == (
-        "interview", "date", "Thursday", "correct", "Wednesday",
+        "interview",
+        "date",
+        "Thursday",
+        "correct",
+        "Wednesday",
     )
     assert extract_statements("not Monday, Tuesday", AT) == []  # corrects nothing known
 
@@ -125,7 +146,12 @@ async def test_a_correction_in_a_later_turn_finds_what_it_corrects() -> None:
     await extractor.extract([entry(1, "I work at Oracle")], context=ctx)
     result = await extractor.extract([entry(2, "I misspoke, it's Cisco not Oracle")], context=ctx)
     [m] = result.memories
-    assert (m.attribute, m.value, m.operation, m.previous) == ("employer", "Cisco", "correct", "Oracle")
+    assert (m.attribute, m.value, m.operation, m.previous) == (
+        "employer",
+        "Cisco",
+        "correct",
+        "Oracle",
+    )
     other = await extractor.extract(
         [entry(3, "I misspoke, it's Cisco not Oracle")], context=ExtractionContext("other", AT)
     )

@@ -270,7 +270,8 @@ async def test_the_corpus_through_a_scripted_model_keeps_updates_negations_and_c
     for phrase in ('"end"', '"correct"', "previous", "my friend moved to Berlin"):
         assert phrase in system
     schema = json.dumps(RESPONSE_FORMAT)
-    assert '"operation"' in schema and '"previous"' in schema
+    assert '"operation"' in schema
+    assert '"previous"' in schema
 
 
 def test_the_schema_takes_operation_and_previous_and_rejects_an_unknown_operation() -> None:
@@ -279,11 +280,20 @@ def test_the_schema_takes_operation_and_previous_and_rejects_an_unknown_operatio
     out = ExtractionOutput.model_validate(
         {
             "facts": [
-                {"subject": "user", "attribute": "project", "value": "Atlas",
-                 "text": "The user renamed Orion to Atlas.", "operation": "set",
-                 "previous": "Orion"},
-                {"subject": "user", "attribute": "diet", "value": "keto",
-                 "text": "The user stopped keto."},
+                {
+                    "subject": "user",
+                    "attribute": "project",
+                    "value": "Atlas",
+                    "text": "The user renamed Orion to Atlas.",
+                    "operation": "set",
+                    "previous": "Orion",
+                },
+                {
+                    "subject": "user",
+                    "attribute": "diet",
+                    "value": "keto",
+                    "text": "The user stopped keto.",
+                },
             ]
         }
     )
@@ -292,6 +302,15 @@ def test_the_schema_takes_operation_and_previous_and_rejects_an_unknown_operatio
     assert (ended.operation, ended.previous) == ("set", None)  # omitted: a plain statement
     with pytest.raises(ValueError, match="operation"):
         ExtractionOutput.model_validate(
-            {"facts": [{"subject": "user", "attribute": "a", "value": "b", "text": "c",
-                        "operation": "maybe"}]}
+            {
+                "facts": [
+                    {
+                        "subject": "user",
+                        "attribute": "a",
+                        "value": "b",
+                        "text": "c",
+                        "operation": "maybe",
+                    }
+                ]
+            }
         )

@@ -104,7 +104,12 @@ def _result(statements: list[Statement]) -> ExtractionResult:
     relationships: list[ExtractedRelationship] = []
     memories: list[ExtractedMemory] = []
     for s in statements:
-        entities.setdefault(s.subject, ExtractedEntity(s.subject, "person" if s.subject == USER or s.kind != "date" else "event"))
+        entities.setdefault(
+            s.subject,
+            ExtractedEntity(
+                s.subject, "person" if s.subject == USER or s.kind != "date" else "event"
+            ),
+        )
         linked: tuple[str, ...] = (s.subject,)
         relation = RELATIONS.get(s.attribute)
         if s.entity_type is not None:

@@ -26,9 +26,7 @@ from remem.extraction.grammar.tokens import Sentence, Token
 
 __all__ = ["apply_corrections"]
 
-_MARKERS = (CLASSES["correction"] - {"mean", "wrong", "mistake"}) | frozenset(
-    {"actually", "wait"}
-)
+_MARKERS = (CLASSES["correction"] - {"mean", "wrong", "mistake"}) | frozenset({"actually", "wait"})
 _DAY = CLASSES["weekday"] | CLASSES["month"]
 _LOWER_VALUES = CLASSES["diet"]
 _NOT_VALUE = CLASSES["correction"] | CLASSES["discourse"] | frozenset({"not", "actually"})
@@ -95,7 +93,6 @@ def apply_corrections(
     misstatement corrected within the message is replaced by its correction."""
     out: list[Statement] = []
     for sentence, per_clause in parsed:
-        tokens = sentence.tokens
         if sentence.words.isdisjoint(_QUICK):
             for found in per_clause:
                 out.extend(s for s in found if s not in out)
@@ -115,9 +112,11 @@ def apply_corrections(
                 if any(r[0] < k or r[0] >= b for r in _runs(flat)):
                     old, old_span = " ".join(x.text for x in flat[a:b]), (k, b)
                 break
-        cut = min(x for x in (marker_at, old_span[0] if old else None) if x is not None) if (
-            marker_at is not None or old
-        ) else None
+        cut = (
+            min(x for x in (marker_at, old_span[0] if old else None) if x is not None)
+            if (marker_at is not None or old)
+            else None
+        )
         if cut is None:
             for found in per_clause:
                 out.extend(s for s in found if s not in out)

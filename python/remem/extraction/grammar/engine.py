@@ -58,14 +58,47 @@ class Statement:
 
 _DISCOURSE = CLASSES["discourse"] | CLASSES["correction"] | frozenset({"actually", ","})
 _TIME_LEAD = frozenset(
-    "last this next yesterday today recently lately finally so since in over a few couple of "
-    "weeks week months month years year days day ago the past weekend summer winter spring "
-    "autumn fall".split()
+    [
+        "last",
+        "this",
+        "next",
+        "yesterday",
+        "today",
+        "recently",
+        "lately",
+        "finally",
+        "so",
+        "since",
+        "in",
+        "over",
+        "a",
+        "few",
+        "couple",
+        "of",
+        "weeks",
+        "week",
+        "months",
+        "month",
+        "years",
+        "year",
+        "days",
+        "day",
+        "ago",
+        "the",
+        "past",
+        "weekend",
+        "summer",
+        "winter",
+        "spring",
+        "autumn",
+        "fall",
+    ]
 )
 _PHRASE_FIRST: dict[str, list[tuple[str, ...]]] = {}
 for _p in DISCOURSE_PHRASES:
     _PHRASE_FIRST.setdefault(_p[0], []).append(_p)
 from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD  # noqa: E402
+
 _SLOT_WORDS = {
     READERS["diet"]: CLASSES["diet"] | frozenset({"plant", "gluten", "dairy", "low", "whole"}),
     READERS["kin"]: CLASSES["kin"],
@@ -73,17 +106,54 @@ _SLOT_WORDS = {
     READERS["num"]: frozenset({"\x00num"}),
     READERS["email"]: frozenset({"\x00email"}),
     READERS["phone"]: frozenset({"\x00phone"}),
-    READERS["animal"]: CLASSES["animal"] | frozenset(
-        w + "s" for w in CLASSES["animal"]
-    ) | frozenset({"puppies", "kitties", "bunnies", "ponies"}),
+    READERS["animal"]: CLASSES["animal"]
+    | frozenset(w + "s" for w in CLASSES["animal"])
+    | frozenset({"puppies", "kitties", "bunnies", "ponies"}),
 }
 """Slots with a closed vocabulary: a clause without one of their words cannot match."""
 _TIME_WORDS = frozenset(
-    "yesterday today tonight this last ago for in since morning evening".split()
+    [
+        "yesterday",
+        "today",
+        "tonight",
+        "this",
+        "last",
+        "ago",
+        "for",
+        "in",
+        "since",
+        "morning",
+        "evening",
+    ]
 )
 """A clause without one of these has no time phrase :func:`resolve_time_phrase` knows."""
 _COMMON = frozenset(
-    "to in a an the my our is 's at for on of i we and with 'm am are 've have up it".split()
+    [
+        "to",
+        "in",
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "is",
+        "'s",
+        "at",
+        "for",
+        "on",
+        "of",
+        "i",
+        "we",
+        "and",
+        "with",
+        "'m",
+        "am",
+        "are",
+        "'ve",
+        "have",
+        "up",
+        "it",
+    ]
 )
 """Words too frequent to index a rule by (a rule is indexed by its rarest required word)."""
 _NEG = CLASSES["neg"]
@@ -92,7 +162,9 @@ _Q_AUX = CLASSES["question_aux"]
 _Q_SUBJ = CLASSES["question_subject"]
 _VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
 _HYPO_ANY = _HYPO | _VERBISH_HYPO | frozenset({"what", "how"})
-_PLACE_AFTER_TO = frozenset("the a an my our bed work school church uni college".split())
+_PLACE_AFTER_TO = frozenset(
+    ["the", "a", "an", "my", "our", "bed", "work", "school", "church", "uni", "college"]
+)
 
 
 class Grammar:
@@ -139,13 +211,7 @@ class Grammar:
         self._by_key: dict[str, set[int]] = {}
         self._keyless: set[int] = set()
         for n, r in enumerate(self.rules):
-            required = tuple(
-                e.words if e.words is not None else _SLOT_WORDS[e.reader]
-                for e in r.pattern.elements
-                if (e.words is not None or e.reader in _SLOT_WORDS)
-                and not e.optional
-                and not e.repeat
-            )
+            required = tuple(_required_words(r))
             self._required.append(required)
             self._required_of[id(r)] = required
             if r.scan:
@@ -163,17 +229,15 @@ class Grammar:
                 trigger |= min(required, key=len)
         # A sentence with none of these words can match no rule (every rule requires one).
         self._trigger: frozenset[str] | None = (
-            None if self._keyless or any(r.scan and not self._required_of[id(r)] for r in self.rules)
+            None
+            if self._keyless or any(r.scan and not self._required_of[id(r)] for r in self.rules)
             else frozenset(trigger)
         )
         self._cache: dict[tuple[str, bool], frozenset[int]] = {}
 
     def _possible(self, r: Rule, words: frozenset[str]) -> bool:
         """Every required word element of ``r`` has a word in ``words``."""
-        for req in self._required_of[id(r)]:
-            if words.isdisjoint(req):
-                return False
-        return True
+        return all(not words.isdisjoint(req) for req in self._required_of[id(r)])
 
     def _first(self, t: Token) -> frozenset[int]:
         key = (t.low, t.cap)
@@ -189,7 +253,9 @@ class Grammar:
     def _candidates(self, clause: Sequence[Token], start: int) -> list[Rule]:
         """The rules that can match ``clause`` at ``start``: the right first word, and every
         required word present in the clause."""
-        words = {t.low if t.kind == "word" else _KIND_WORD.get(t.kind, t.low) for t in clause[start:]}
+        words = {
+            t.low if t.kind == "word" else _KIND_WORD.get(t.kind, t.low) for t in clause[start:]
+        }
         keyed = set(self._keyless)
         for w in self._key_words.intersection(words):
             keyed |= self._by_key[w]
@@ -268,8 +334,12 @@ def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
     died is an ending (only when exactly one pet is named, so the death is not misplaced)."""
     if not any(per_clause):
         return
-    pets = [(c, n) for c, found in enumerate(per_clause) for n, s in enumerate(found)
-            if s.attribute == "pet"]
+    pets = [
+        (c, n)
+        for c, found in enumerate(per_clause)
+        for n, s in enumerate(found)
+        if s.attribute == "pet"
+    ]
     if len(pets) != 1 or not any(t.low in _DEATH for t in sentence.tokens):
         return
     c, n = pets[0]
@@ -278,10 +348,25 @@ def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
         per_clause[c][n] = replace(s, operation=END, text=f"{s.text[:-1]} — it died.")
 
 
+def _required_words(r: Rule) -> list[frozenset[str]]:
+    """The word sets a clause must meet for ``r`` to match (required words and closed slots)."""
+    out: list[frozenset[str]] = []
+    for e in r.pattern.elements:
+        if e.optional or e.repeat:
+            continue
+        if e.words is not None:
+            out.append(e.words)
+        elif e.reader is not None and e.reader in _SLOT_WORDS:
+            out.append(_SLOT_WORDS[e.reader])
+    return out
+
+
 def _prune(found: list[Statement]) -> list[Statement]:
     """Within one clause: an ending nobody named ("none") gives way to a named one of the same
     attribute, and a name in passing gives way to the same name's ending ("our dog Rex died")."""
-    named_ends = {(s.subject, s.attribute) for s in found if s.operation == END and s.value != "none"}
+    named_ends = {
+        (s.subject, s.attribute) for s in found if s.operation == END and s.value != "none"
+    }
     ended = {(s.subject, s.attribute, s.value) for s in found if s.operation == END}
     return [
         s
@@ -353,10 +438,14 @@ def _hypothetical(tokens: Sequence[Token]) -> bool:
     for k, t in enumerate(tokens):
         if t.low in _HYPO and not (t.low == "may" and t.cap):
             return True
-        if t.low in _VERBISH_HYPO and k + 1 < len(tokens) and tokens[k + 1].low == "to":
-            # "going to move" is a plan; "going to the beach" is not
-            if not (k + 2 < len(tokens) and tokens[k + 2].low in _PLACE_AFTER_TO):
-                return True
+        # "going to move" is a plan; "going to the beach" is not
+        if (
+            t.low in _VERBISH_HYPO
+            and k + 1 < len(tokens)
+            and tokens[k + 1].low == "to"
+            and not (k + 2 < len(tokens) and tokens[k + 2].low in _PLACE_AFTER_TO)
+        ):
+            return True
         if t.low in ("what", "how") and k + 1 < len(tokens) and tokens[k + 1].low == "if":
             return True
     return False
@@ -415,9 +504,13 @@ def _statement(
         if attribute == "preference":
             attr, value = _classify_like(value)
         elif attribute == "favourite":
-            attr, value = ("favourite_food", value) if role in ("food", "dish", "meal") else (
-                "preference",
-                f"favourite {role}: {value}",
+            attr, value = (
+                ("favourite_food", value)
+                if role in ("food", "dish", "meal")
+                else (
+                    "preference",
+                    f"favourite {role}: {value}",
+                )
             )
         else:
             attr = attribute
@@ -457,8 +550,24 @@ def _statement(
 
 
 _NOT_GERUNDS = frozenset(
-    "thing something everything nothing anything king ring spring string morning evening "
-    "wedding building ceiling pudding clothing".split()
+    [
+        "thing",
+        "something",
+        "everything",
+        "nothing",
+        "anything",
+        "king",
+        "ring",
+        "spring",
+        "string",
+        "morning",
+        "evening",
+        "wedding",
+        "building",
+        "ceiling",
+        "pudding",
+        "clothing",
+    ]
 )
 
 

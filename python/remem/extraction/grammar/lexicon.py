@@ -189,8 +189,7 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "possibly ideally eventually unsure idk dunno"
         ),
         "question_aux": words(
-            "do does did should could would can is are am have has will shall was were "
-            "may might"
+            "do does did should could would can is are am have has will shall was were may might"
         ),
         "question_subject": words("i you we he she they it my your there"),
         "discourse": words(

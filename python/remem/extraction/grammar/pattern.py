@@ -138,7 +138,24 @@ def _match(
 
 
 _TRAILERS = frozenset(
-    "now lol haha btw today already again too though tho x xx lmao omg anyway yet".split()
+    [
+        "now",
+        "lol",
+        "haha",
+        "btw",
+        "today",
+        "already",
+        "again",
+        "too",
+        "though",
+        "tho",
+        "x",
+        "xx",
+        "lmao",
+        "omg",
+        "anyway",
+        "yet",
+    ]
 )
 _END = Element(None, "$", None, False, False)
 

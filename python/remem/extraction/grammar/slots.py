@@ -69,7 +69,13 @@ _DIET_PAIRS = {
     ("low", "carb"): "low-carb",
     ("whole", "30"): "whole30",
 }
-_PLURAL = {"puppies": "puppy", "kitties": "kitty", "bunnies": "bunny", "fish": "fish", "ponies": "pony"}
+_PLURAL = {
+    "puppies": "puppy",
+    "kitties": "kitty",
+    "bunnies": "bunny",
+    "fish": "fish",
+    "ponies": "pony",
+}
 _CAP_NOT_PLACES = words("i the a an my our it there here home")
 _LONE_LOWER_PLACE_STOP = _NAME_STOP | NOT_PLACES
 
@@ -137,9 +143,7 @@ def read_place(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     j = i
     while j < n and j - i < 5:
         t = tokens[j]
-        if t.cap and t.kind == "word" and t.low not in _CAP_NOT_PLACES:
-            j += 1
-        elif (
+        if (t.cap and t.kind == "word" and t.low not in _CAP_NOT_PLACES) or (
             t.low in _PLACE_LINK and j > i and j + 1 < n and tokens[j + 1].cap and j + 1 - i < 5
         ):
             j += 1
@@ -184,9 +188,9 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         return j, " ".join(parts)
     if i < n and i > 0 and tokens[i - 1].low in ("the", "at", "for"):
         t = tokens[i]
-        if t.kind == "word" and t.low not in _NAME_STOP and t.low not in _NOT_ORGS:
-            if i + 1 >= n or tokens[i + 1].low in STOP or tokens[i + 1].kind == "punct":
-                return i + 1, t.text  # "at the council", "a job at asda"
+        alone = i + 1 >= n or tokens[i + 1].low in STOP or tokens[i + 1].kind == "punct"
+        if t.kind == "word" and t.low not in _NAME_STOP and t.low not in _NOT_ORGS and alone:
+            return i + 1, t.text  # "at the council", "a job at asda"
     if i < n and tokens[i].low in ("a", "an"):
         k = i + 1
         while k < n and k - i <= 3 and _word_ok(tokens[k]) and tokens[k].low not in _NAME_STOP:
@@ -217,7 +221,11 @@ def read_corg(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 def read_phrase(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     """1–4 words up to a stop word (a leading article dropped)."""
     n = len(tokens)
-    if i < n and tokens[i].low in _ARTICLE and not (tokens[i].cap and i + 1 < n and tokens[i + 1].cap):
+    if (
+        i < n
+        and tokens[i].low in _ARTICLE
+        and not (tokens[i].cap and i + 1 < n and tokens[i + 1].cap)
+    ):
         i += 1  # "the Cure" keeps no article, "The Cure" keeps its own
     j = i
     while j < n and j - i < 4 and tokens[j].kind == "word" and tokens[j].low not in _PHRASE_STOP:
@@ -241,9 +249,14 @@ def read_job(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         start += 1  # "the new head chef" is a head chef
     while j > start and tokens[j - 1].low not in _JOB_HEAD:
         j -= 1
-    if j == start and tokens[start].low == "head" and start + 2 < len(tokens):
-        if tokens[start + 1].low == "of" and _word_ok(tokens[start + 2]):
-            j = start + 3  # "head of design"
+    if (
+        j == start
+        and tokens[start].low == "head"
+        and start + 2 < len(tokens)
+        and tokens[start + 1].low == "of"
+        and _word_ok(tokens[start + 2])
+    ):
+        j = start + 3  # "head of design"
     if j == start:
         return None
     return j, " ".join(t.text for t in tokens[start:j]).lower()
@@ -292,8 +305,14 @@ def read_habit(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     return j, " ".join([first_text, *(t.low for t in tokens[i + 1 : j])])
 
 
-_HABIT_VERBS = {"smoke": "smoking", "smokes": "smoking", "vape": "vaping", "vapes": "vaping",
-                "drink": "drinking", "drinks": "drinking"}
+_HABIT_VERBS = {
+    "smoke": "smoking",
+    "smokes": "smoking",
+    "vape": "vaping",
+    "vapes": "vaping",
+    "drink": "drinking",
+    "drinks": "drinking",
+}
 _NOT_HABITS = words(
     "working living dating seeing doing being getting trying thinking planning looking "
     "feeling having making"
@@ -326,9 +345,9 @@ def _read_item(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     j, n = start + 1, len(tokens)
     while j < n and j - start < 5 and tokens[j].kind == "word":
         low = tokens[j].low
-        if low in _GERUND_LINKS and j + 1 < n and tokens[j + 1].low not in _PHRASE_STOP:
-            j += 1
-        elif low not in _PHRASE_STOP:
+        if (
+            low in _GERUND_LINKS and j + 1 < n and tokens[j + 1].low not in _PHRASE_STOP
+        ) or low not in _PHRASE_STOP:
             j += 1
         else:
             break
@@ -381,9 +400,12 @@ def read_date(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     anchor = False
     while j < n and j - i < 6:
         t = tokens[j]
-        if t.low in _WEEKDAY or t.low in _MONTH or t.low in ("tomorrow", "tonight", "today"):
-            anchor = True
-        elif t.kind == "num" and t.low[-2:] in ("st", "nd", "rd", "th"):
+        if (
+            t.low in _WEEKDAY
+            or t.low in _MONTH
+            or t.low in ("tomorrow", "tonight", "today")
+            or (t.kind == "num" and t.low[-2:] in ("st", "nd", "rd", "th"))
+        ):
             anchor = True
         elif t.kind == "num" and len(t.low) <= 6:
             pass  # "14 July", "at 3": a number counts next to a day or month
@@ -463,7 +485,11 @@ def read_who(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
             j += 1
             named = read_name(tokens, j)
             after = named[0] if named is not None else j
-            if after + 1 < n and tokens[after].low == "and" and tokens[after + 1].low in ("i", "me"):
+            if (
+                after + 1 < n
+                and tokens[after].low == "and"
+                and tokens[after + 1].low in ("i", "me")
+            ):
                 return after + 2, Subject("user", str(named[1]) if named else None, role)
             if named is not None:
                 return named[0], Subject("person", str(named[1]), role)

@@ -131,7 +131,6 @@ _CLAUSE_STARTERS = frozenset(
         "moved",
         "moving",
         "got",
-        "just",
         "and",
         "but",
         "so",
@@ -163,7 +162,6 @@ _CLAUSE_STARTERS = frozenset(
         "joined",
         "adopted",
         "switched",
-        "gave",
         "handed",
         "went",
         "lost",
@@ -273,7 +271,12 @@ def _clauses(tokens: list[Token]) -> tuple[tuple[Token, ...], ...]:
         elif t.low in _SOFT_BREAK and i + 1 < n:
             nxt = tokens[i + 1].low
             cut_here = nxt in _CLAUSE_STARTERS or (t.low == "," and tokens[i + 1].kind == "punct")
-            if cut_here and t.low == "and" and nxt in ("i", "me") and _joint_subject(tokens[start:i]):
+            if (
+                cut_here
+                and t.low == "and"
+                and nxt in ("i", "me")
+                and _joint_subject(tokens[start:i])
+            ):
                 cut_here = False  # "Sam and I split up", "my wife and I moved"
             if cut_here and t.low == "and" and [x.low for x in tokens[start:i]] == ["me"]:
                 cut_here = False  # "me and my girlfriend broke up"
