@@ -99,9 +99,41 @@ def _report(corpus: list[Labelled], label: str) -> None:
         print(f"\n{label} — {name}\n{result.table()}")
 
 
+def ablations() -> None:
+    """Precision/recall on both slices with one stage of the grammar switched off at a time
+    (patched for the measurement only)."""
+    from unittest import mock
+
+    from remem.extraction import rules as rules_module
+    from remem.extraction.grammar import engine
+    from remem.extraction.grammar.tables import TABLES
+
+    no_scan = engine.Grammar({k: tuple(r for r in v if not r.scan) for k, v in TABLES.items()})
+    stages: dict[str, Any] = {
+        "full grammar": mock.patch.object(engine, "_TIME_WORDS", engine._TIME_WORDS),
+        "- corrections": mock.patch.object(
+            rules_module,
+            "apply_corrections",
+            lambda parsed, history: [s for _, per in parsed for found in per for s in found],
+        ),
+        "- question guard": mock.patch.object(engine, "_is_question", return_value=False),
+        "- hypothetical guard": mock.patch.object(engine, "_hypothetical", return_value=False),
+        "- names in passing (scan rows)": mock.patch.object(rules_module, "_GRAMMAR", no_scan),
+    }
+    print("\nablation            dev P   dev R   held P  held R")
+    for name, patch in stages.items():
+        with patch:
+            dev, held = score(grammar, DEV).total, score(grammar, HELD).total
+        print(
+            f"{name:<30} {dev.precision:6.3f} {dev.recall:6.3f} "
+            f"{held.precision:6.3f} {held.recall:6.3f}"
+        )
+
+
 def main() -> None:
     _report(DEV, f"development slice ({len(DEV)} statements)")
     _report(HELD, f"held-back slice ({len(HELD)} statements)")
+    ablations()
     real = locomo_turns()
     print(f"\nturns/s, best of 5 passes: corpus ({len(TEXTS)} turns), LoCoMo dev ({len(real)})")
     corpus = turns_per_second(TEXTS)
