@@ -25,11 +25,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from remem.extraction.dates import resolve_time_phrase
-from remem.extraction.grammar.lexicon import CLASSES, DISCOURSE_PHRASES, ROLE_ATTRIBUTE
+from remem.extraction.grammar.guards import NEGATION as _NEG
+from remem.extraction.grammar.guards import hypothetical as _hypothetical
+from remem.extraction.grammar.guards import is_question as _is_question
+from remem.extraction.grammar.guards import maybe_hypothetical as _maybe_hypothetical
+from remem.extraction.grammar.guards import skip_lead as _skip_lead
+from remem.extraction.grammar.guards import stopped as _stopped
+from remem.extraction.grammar.lexicon import CLASSES, ROLE_ATTRIBUTE
 from remem.extraction.grammar.pattern import ANY, CAP, Match
 from remem.extraction.grammar.rule import END, Operation, Rule
 from remem.extraction.grammar.slots import READERS, Subject
 from remem.extraction.grammar.tables import TABLES
+from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD
 from remem.extraction.grammar.tokens import Sentence, Token, sentences
 
 __all__ = ["Grammar", "Statement"]
@@ -55,49 +62,6 @@ class Statement:
     previous: str | None = None
     kind: str = ""
 
-
-_DISCOURSE = CLASSES["discourse"] | CLASSES["correction"] | frozenset({"actually", ","})
-_TIME_LEAD = frozenset(
-    [
-        "last",
-        "this",
-        "next",
-        "yesterday",
-        "today",
-        "recently",
-        "lately",
-        "finally",
-        "so",
-        "since",
-        "in",
-        "over",
-        "a",
-        "few",
-        "couple",
-        "of",
-        "weeks",
-        "week",
-        "months",
-        "month",
-        "years",
-        "year",
-        "days",
-        "day",
-        "ago",
-        "the",
-        "past",
-        "weekend",
-        "summer",
-        "winter",
-        "spring",
-        "autumn",
-        "fall",
-    ]
-)
-_PHRASE_FIRST: dict[str, list[tuple[str, ...]]] = {}
-for _p in DISCOURSE_PHRASES:
-    _PHRASE_FIRST.setdefault(_p[0], []).append(_p)
-from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD  # noqa: E402
 
 _SLOT_WORDS = {
     READERS["diet"]: CLASSES["diet"] | frozenset({"plant", "gluten", "dairy", "low", "whole"}),
@@ -156,15 +120,6 @@ _COMMON = frozenset(
     ]
 )
 """Words too frequent to index a rule by (a rule is indexed by its rarest required word)."""
-_NEG = CLASSES["neg"]
-_HYPO = CLASSES["hypothetical"]
-_Q_AUX = CLASSES["question_aux"]
-_Q_SUBJ = CLASSES["question_subject"]
-_VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
-_HYPO_ANY = _HYPO | _VERBISH_HYPO | frozenset({"what", "how"})
-_PLACE_AFTER_TO = frozenset(
-    ["the", "a", "an", "my", "our", "bed", "work", "school", "church", "uni", "college"]
-)
 
 
 class Grammar:
@@ -294,7 +249,7 @@ class Grammar:
             # a plan or condition anywhere in the clause ("moving to Leeds would be a dream")
             # or before it in the sentence ("if I get the job, I'm moving to Berlin")
             hypothetical = False
-            maybe_hypothetical = not sentence.words.isdisjoint(_HYPO_ANY)
+            maybe_hypothetical = _maybe_hypothetical(sentence)
             scan_words = not sentence.words.isdisjoint(self._scan_words)
             for clause in sentence.clauses:
                 hypothetical = hypothetical or (maybe_hypothetical and _hypothetical(clause))
@@ -374,81 +329,6 @@ def _prune(found: list[Statement]) -> list[Statement]:
         if not (s.value == "none" and (s.subject, s.attribute) in named_ends)
         and not (s.operation != END and (s.subject, s.attribute, s.value) in ended)
     ]
-
-
-def _is_question(sentence: Sentence) -> bool:
-    if sentence.question:
-        return True
-    tokens = sentence.tokens
-    i = _skip_lead(tokens)
-    # an inversion typed without "?": "should i quit", "do you think I should move"
-    return i + 1 < len(tokens) and tokens[i].low in _Q_AUX and tokens[i + 1].low in _Q_SUBJ
-
-
-def _skip_lead(clause: Sequence[Token]) -> int:
-    i, n = 0, len(clause)
-    while i < n:
-        low = clause[i].low
-        phrase = None
-        for p in _PHRASE_FIRST.get(low, ()):
-            if tuple(t.low for t in clause[i : i + len(p)]) == p:
-                phrase = p
-                break
-        if phrase is not None:
-            i += len(phrase)
-        elif low == "no" and i + 1 < n and clause[i + 1].low == "longer":
-            break  # "no longer vegan": a negation, not a discourse "no"
-        elif low in ("after", "before", "following", "once") and i == 0:
-            # "after the divorce I moved to Brighton": the clause starts at the subject
-            j = next((k for k in range(i + 1, min(n, i + 7)) if clause[k].low in ("i", "we")), None)
-            if j is None:
-                break
-            i = j
-        elif low in _DISCOURSE or clause[i].kind == "punct":
-            i += 1
-        elif low in ("last", "this", "yesterday", "today", "recently", "lately") or (
-            low == "a" and i + 2 < n and clause[i + 2].low == "ago"
-        ):
-            j = i + 1
-            while j < n and clause[j].low in _TIME_LEAD:
-                j += 1
-            if j < n and clause[j].low == ",":
-                j += 1
-            if j == i + 1 and low not in ("yesterday", "today", "recently", "lately"):
-                break
-            i = j
-        else:
-            break
-    return i
-
-
-def _stopped(clause: Sequence[Token]) -> bool:
-    """The clause says something stopped: "no longer", "anymore", "any more/longer"."""
-    for k, t in enumerate(clause):
-        if t.low == "anymore":
-            return True
-        if t.low == "any" and k + 1 < len(clause) and clause[k + 1].low in ("more", "longer"):
-            return True
-        if t.low == "longer" and k > 0 and clause[k - 1].low == "no":
-            return True
-    return False
-
-
-def _hypothetical(tokens: Sequence[Token]) -> bool:
-    for k, t in enumerate(tokens):
-        if t.low in _HYPO and not (t.low == "may" and t.cap):
-            return True
-        # "going to move" is a plan; "going to the beach" is not
-        if (
-            t.low in _VERBISH_HYPO
-            and k + 1 < len(tokens)
-            and tokens[k + 1].low == "to"
-            and not (k + 2 < len(tokens) and tokens[k + 2].low in _PLACE_AFTER_TO)
-        ):
-            return True
-        if t.low in ("what", "how") and k + 1 < len(tokens) and tokens[k + 1].low == "if":
-            return True
-    return False
 
 
 def _statement(
@@ -581,8 +461,3 @@ def _classify_like(item: str) -> tuple[str, str]:
 
 def _a(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
-
-
-def with_operation(s: Statement, op: Operation, previous: str | None) -> Statement:
-    """``s`` as a correction (or another operation) replacing ``previous``."""
-    return replace(s, operation=op, previous=previous)
