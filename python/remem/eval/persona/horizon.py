@@ -29,7 +29,7 @@ from remem.eval.persona.render import RenderedTurn, render_plan
 from remem.eval.persona.year_plan import LONG_GAP_DAYS, generate_year_plans
 from remem.eval.persona.year_render import render_year
 
-__all__ = ["HORIZONS", "Horizon", "check_horizon", "history_tokens", "materialise"]
+__all__ = ["HORIZONS", "Horizon", "Materialised", "check_horizon", "history_tokens", "materialise"]
 
 Horizon = Literal["weeks", "year"]
 HORIZONS: tuple[Horizon, ...] = ("weeks", "year")
