@@ -150,6 +150,21 @@ def test_the_scorer_scores_known_prompts_right() -> None:
     assert checked >= 8
 
 
+def test_a_change_date_counts_only_beside_its_value() -> None:
+    _, conversations, quizzes = _year(1, QUICK_DAYS, seed=2)
+    (turns,), (quiz,) = conversations, quizzes
+    whens = [q for q in quiz if q.category == "when_changed"]
+    assert whens
+    for q in whens:
+        assert q.near
+        iso = q.evidence[-1]
+        other = next(t for t in turns if t.event is None and f"{t.at:%Y-%m-%d}" != iso)
+        beside = f"[{iso}] user: {other.text}"
+        assert score_context(q, beside, tokens=0, latency_ms=0).recall is False
+        named = f"[{iso}] user: so that was {q.near[0]}\n{history_line(other.at, other.text)}"
+        assert score_context(q, named, tokens=0, latency_ms=0).recall is True
+
+
 async def test_every_variant_is_held_to_the_equal_budget(tmp_path: Path) -> None:
     (plan,), (turns,), (quiz,) = _year(1, 90, seed=1)
     budget = 400

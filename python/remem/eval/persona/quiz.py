@@ -94,7 +94,9 @@ class Question:
     ``answer`` is the gold answer in words (for judges); ``accepted`` the values a correct
     answer names (any one); ``evidence`` the values whose presence in the assembled context
     counts as recall (empty: recall does not apply); ``stale`` superseded or misstated values;
-    ``stated_day`` the day the evidence was last stated; ``ask_day`` when the question is asked.
+    ``stated_day`` the day the evidence was last stated; ``ask_day`` when the question is asked;
+    ``near`` (year horizon, ``when_changed``): an evidence value counts only on a line that
+    also names one of these values — a date on a line about something else is not the answer.
     """
 
     id: str
@@ -109,6 +111,7 @@ class Question:
     stated_day: int | None
     ask_day: int
     delayed: bool = False
+    near: tuple[str, ...] = ()
 
     @property
     def age_days(self) -> int | None:
@@ -121,8 +124,10 @@ def build_quiz(
 ) -> list[Question]:
     """Every question for ``plan``: immediate ones, then the delayed re-asks.
 
-    With ``long_gap_days``, a ``current`` question whose one evidence value :func:`said_once`
-    at least that many days before the question is a ``long_gap`` question instead.
+    With ``long_gap_days`` (the year horizon), a ``current`` question whose one evidence value
+    :func:`said_once` at least that many days before the question is a ``long_gap`` question
+    instead, and a ``when_changed`` date counts only beside the value it is asked about
+    (``near``); without it the weeks horizon keeps its original scoring.
     """
     rng = random.Random(f"remem-quiz:{plan.persona_id}:{seed}")
     ask = plan.days
@@ -208,6 +213,8 @@ def build_quiz(
         )
     if long_gap_days is not None:
         out = [_long_gap(plan, q, long_gap_days) for q in out]
+    else:
+        out = [replace(q, near=()) for q in out]
     delayed = [
         replace(q, id=f"{q.id}+{delay_days}d", ask_day=ask + delay_days, delayed=True)
         for q in out
@@ -292,6 +299,7 @@ def _when(add: _Add, plan: PersonaPlan, attribute: str, value: str, day: int) ->
         evidence=(spoken, date.date().isoformat()),
         stale=(),
         stated_day=day,
+        near=(value,),
     )
 
 

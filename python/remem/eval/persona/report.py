@@ -91,6 +91,7 @@ def _row(r: Any) -> dict[str, Any]:
         "question": q.text,
         "answer_expected": q.answer,
         "evidence": list(q.evidence),
+        "near": list(q.near),
         "stale": list(q.stale),
         "age_days": q.age_days,
         "delayed": q.delayed,
