@@ -32,7 +32,7 @@ from remem.eval.persona.report import format_table, write_report
 from remem.eval.persona.summary import summarise
 from remem.eval.persona.variants import DEFAULT_VARIANTS, QUICK_VARIANTS, resolve_variants
 
-__all__ = ["QUICK", "add_parser", "run"]
+__all__ = ["QUICK", "YEAR", "YEAR_QUICK", "add_parser", "run"]
 
 QUICK = EvalSettings(personas=4, days=21, seed=0, delay_days=10, resamples=1000)
 """``--quick``: sized to finish in about a minute on two cores, offline."""
@@ -45,8 +45,13 @@ YEAR_QUICK = EvalSettings(
     personas=2, days=120, seed=0, delay_days=10, resamples=1000, horizon="year", budget=1000
 )
 """``--horizon year --quick``: histories ~8x the budget, a few minutes."""
-_BASES = {("weeks", False): FULL, ("weeks", True): QUICK, ("year", False): YEAR}
-_BASES[("year", True)] = YEAR_QUICK
+_BASES = {
+    ("weeks", False): FULL,
+    ("weeks", True): QUICK,
+    ("year", False): YEAR,
+    ("year", True): YEAR_QUICK,
+}
+"""(horizon, --quick) -> the settings the other options override."""
 
 
 def add_parser(sub: Any) -> None:

@@ -88,6 +88,17 @@ def test_small_talk_shares_the_facts_words_but_never_a_value() -> None:
             assert any(words in text for text in talk), words
 
 
+def test_a_fact_turn_names_only_its_own_values() -> None:
+    # Otherwise a fact said "once" would be said again in passing by another fact's turn.
+    plans, conversations, _ = _year(3, 365, seed=4)
+    for plan, turns in zip(plans, conversations, strict=True):
+        values = plan.all_values()
+        for turn in turns:
+            if turn.event is not None:
+                own = {turn.event.value, turn.event.previous}
+                assert not [v for v in values if v not in own and mentions(turn.text, v)]
+
+
 def test_fact_turns_do_not_repeat_the_quiz_phrasing() -> None:
     # The questions' key phrases: a statement using them would hand a keyword index the answer.
     quiz_phrases = (

@@ -36,9 +36,14 @@ def render_year(plan: PersonaPlan, *, seed: int = 0) -> list[RenderedTurn]:
         groups: list[list[tuple[str, str, FactEvent | None]]] = []
         for event in by_day.get(day, []):
             style, texts = template_turns(event, rng, YEAR_TEMPLATES)
-            groups.append([(text, style, event) for text in texts])
+            groups.append([(_sentence(text), style, event) for text in texts])
         for text in small_talk(rng, lures, rng.randint(*SMALL_TALK_PER_DAY)):
             groups.append([(text, "smalltalk", None)])
         rng.shuffle(groups)
         turns.extend(place_day(plan, day, [item for group in groups for item in group]))
     return turns
+
+
+def _sentence(text: str) -> str:
+    """A turn starts with a capital, as typed ("penicillin is …" → "Penicillin is …")."""
+    return text[:1].upper() + text[1:]

@@ -43,6 +43,12 @@ _T: dict[str, dict[str, list[Template]]] = {
             ("indirect", "Cycled along the river in {v} this morning, cold but beautiful."),
             ("indirect", "Our corner of {a} smells of roasted chestnuts tonight."),
             ("indirect", "The buses in {v} are on strike again, walking everywhere."),
+            ("indirect", "Farmers market in {v} was heaving today, bought too many tomatoes."),
+            (
+                "indirect",
+                "Power cut on our street in {a} for three hours, candles and board games.",
+            ),
+            ("indirect", "Showed a visiting friend around {v}, my feet are destroyed."),
         ],
     },
     "employer": {
@@ -60,6 +66,9 @@ _T: dict[str, dict[str, list[Template]]] = {
             ("indirect", "All-hands at {a} ran over by an hour, my brain is soup."),
             ("indirect", "{v} is doing a team offsite next month, dreading the icebreakers."),
             ("indirect", "Someone at {a} microwaved fish again, the office is in uproar."),
+            ("indirect", "Payroll at {a} messed up my overtime again, sorting it tomorrow."),
+            ("indirect", "Free pizza Friday at {v}, morale restored for about an hour."),
+            ("indirect", "The new printer at {a} hates me personally."),
         ],
     },
     "job_title": {
@@ -79,6 +88,9 @@ _T: dict[str, dict[str, list[Template]]] = {
         "restate": [
             ("indirect", "Trained a newbie today, being a {v} means explaining everything twice."),
             ("indirect", "Conference for {v}s next week, mostly going for the free pastries."),
+            ("indirect", "Renewed my licence as a {v}, the forms were endless."),
+            ("indirect", "Mentoring a student who wants to become a {v}, made me nostalgic."),
+            ("indirect", "Some days being a {v} is just answering emails."),
         ],
     },
     "partner": {
@@ -104,6 +116,9 @@ _T: dict[str, dict[str, list[Template]]] = {
             ("indirect", "{v} and I are binging a terrible reality show, zero regrets."),
             ("indirect", "{v} surprised me with breakfast in bed, best Sunday."),
             ("indirect", "Had a silly argument with {v} about the thermostat again."),
+            ("indirect", "{v} dragged me to a craft fair, secretly loved it."),
+            ("indirect", "Picked up {v} from the airport, the flight was two hours late."),
+            ("indirect", "{v} is away for work this week, the flat feels empty."),
         ],
     },
     "diet": {
@@ -120,6 +135,8 @@ _T: dict[str, dict[str, list[Template]]] = {
         "restate": [
             ("indirect", "Found a great {v} cookbook at the market, trying three recipes."),
             ("indirect", "Meal-prepped a whole week of {v} lunches, feeling smug."),
+            ("indirect", "Tried a {v} recipe from a video, surprisingly good."),
+            ("indirect", "Restaurant menu had three {v} dishes, I nearly cried with joy."),
         ],
     },
     "favourite_food": {
