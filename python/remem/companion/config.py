@@ -27,7 +27,9 @@ budget affords — measured with ``remem eval --quick``: context recall 38% at k
 75% at 48, at under 1,000 prompt tokens of the 8,000; 32 leaves the budget to the packer
 without scoring every stored memory), the last ``history_turns=20`` turns of
 the session offered to the packer, session-start priming with the ``chat_template`` preset
-(two earlier sessions, six turns each), and at most ``max_tool_rounds=4`` model calls that ask
+(two earlier sessions, six turns each; ``priming="controller"`` primes with the controller's own
+``priming`` — e.g. ``[memory.priming]`` of the runtime's TOML — and None primes nothing; either
+way through ``MemoryController.prime``), and at most ``max_tool_rounds=4`` model calls that ask
 for tools in one turn (then the model is asked to answer without tools).
 
 >>> CompanionConfig(packing="greedy").assembler_config().strategy
@@ -79,7 +81,7 @@ class CompanionConfig:
     max_tool_rounds: int = 4
     reply_max_tokens: int = 512
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    priming: PrimingConfig | None = field(default_factory=_default_priming)
+    priming: PrimingConfig | Literal["controller"] | None = field(default_factory=_default_priming)
     blocks: CoreMemoryConfig = field(default_factory=CoreMemoryConfig)
     namespace: str = "default"
     user_block: str = "user"
@@ -108,6 +110,11 @@ class CompanionConfig:
             raise ConfigError(
                 f"user_block {self.user_block!r} is not one of the configured blocks "
                 f"{[b.label for b in self.blocks.blocks]}; add it or name another"
+            )
+        if self.priming not in (None, "controller") and not isinstance(self.priming, PrimingConfig):
+            raise ConfigError(
+                "CompanionConfig.priming must be a PrimingConfig, 'controller' or None, "
+                f"got {self.priming!r}"
             )
         self.assembler_config()  # validates budget and output_reserve
 
