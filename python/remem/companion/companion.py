@@ -153,6 +153,7 @@ class Companion:
             history=await self._history(session_id),
             priming=await self._priming(session_id, at),
             tool_schemas=tools.schemas(),
+            now=at,
         )
         return prompt, tools
 

@@ -11,6 +11,9 @@ use_episodic        True        recall of verbatim past turns (the episodic stag
 packing             "optimal"   the assembler's packing strategy ("optimal" | "greedy")
 recall_mode         "hybrid"    retrievers: vector + full text + graph, or "fulltext" only
 max_block_retries   3           consolidation rounds per turn after a BlockFullError
+earlier_values      "mark"      a recalled statement of a value that no longer holds: "mark"
+                                it earlier with the current value, "drop" it (the current
+                                value shown instead), or "off" (rendered as it was said)
 =================== =========== ==========================================================
 
 ``remember_messages=True`` (with ``use_recall``) also stores every user message verbatim as a
@@ -45,9 +48,10 @@ from remem.blocks import CoreMemoryConfig
 from remem.context import AssemblerConfig, PrimingConfig
 from remem.errors import ConfigError
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "Packing", "RecallMode"]
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "EarlierValues", "Packing", "RecallMode"]
 
 Packing = Literal["optimal", "greedy"]
+EarlierValues = Literal["mark", "drop", "off"]
 RecallMode = Literal["hybrid", "fulltext"]
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -73,6 +77,7 @@ class CompanionConfig:
     packing: Packing = "optimal"
     recall_mode: RecallMode = "hybrid"
     max_block_retries: int = 3
+    earlier_values: EarlierValues = "mark"
     remember_messages: bool = True
     recall_k: int = 32
     history_turns: int = 20
@@ -92,6 +97,10 @@ class CompanionConfig:
                 raise ConfigError(f"CompanionConfig.{name} must be a bool")
         if self.packing not in ("optimal", "greedy"):
             raise ConfigError(f"packing {self.packing!r} is unknown; use 'optimal' or 'greedy'")
+        if self.earlier_values not in ("mark", "drop", "off"):
+            raise ConfigError(
+                f"earlier_values {self.earlier_values!r} is unknown; use 'mark', 'drop' or 'off'"
+            )
         if self.recall_mode not in ("hybrid", "fulltext"):
             raise ConfigError(
                 f"recall_mode {self.recall_mode!r} is unknown; use 'hybrid' or 'fulltext'"

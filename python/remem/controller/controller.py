@@ -414,6 +414,24 @@ class MemoryController:
         self._check_open()
         await self._writer.supersede_many(items)
 
+    async def keyed_facts(
+        self,
+        *,
+        subjects: Sequence[str] | None = None,
+        attributes: Sequence[str] | None = None,
+        namespace: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[MemoryRecord]:
+        """Keyed facts (metadata subject/attribute/value) ordered by key then validity time;
+        live ones only unless ``include_superseded`` (then every value a fact has had)."""
+        self._check_open()
+        return await self.record_store.keyed_facts(
+            subjects=subjects,
+            attributes=attributes,
+            namespace=namespace,
+            include_superseded=include_superseded,
+        )
+
     # -- priming --------------------------------------------------------------------------------
 
     async def prime(
