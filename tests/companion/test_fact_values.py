@@ -18,6 +18,7 @@ from remem.companion.prompt import USER_MESSAGE_ORIGIN
 from remem.context import FactTimeline, format_age
 from remem.models import ManualClock, MemoryRecord, ProvenanceMetadata
 from tests.companion.conftest import T0
+from tests.companion.doubles import PatternExtractor
 from tests.stores.factories import lifecycle, record
 
 QUESTION = "Is the user vegetarian or pescatarian these days?"
@@ -185,3 +186,25 @@ def test_a_chain_of_values_names_the_two_latest_earlier_ones() -> None:
 def test_format_age(days: int, words: str) -> None:
     now = datetime(2026, 6, 1, 12, tzinfo=UTC)
     assert format_age(now - timedelta(days=days), now) == words
+
+
+async def test_the_companion_writes_a_second_dog_and_a_second_sister_to_the_block(
+    runtime: remem.Runtime,
+) -> None:
+    companion = Companion(ScriptedBrain(default="ok"), runtime, extractor=PatternExtractor())
+    for text in (
+        "We have a dog named Rex.",
+        "And now a dog named Max too!",
+        "My sister's name is Anna.",
+        "My other sister is Ana, funnily enough.",
+    ):
+        result = await companion.turn(text)
+        assert [w.outcome for w in result.post_turn.writes] == ["added"]
+    blocks = await companion.blocks()
+    assert blocks is not None
+    assert blocks.block("user").entries == (
+        "The user has a dog named Rex.",
+        "The user has a dog named Max.",
+        "The user's sister is called Anna.",
+        "The user's sister is called Ana.",
+    )

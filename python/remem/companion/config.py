@@ -23,6 +23,12 @@ fact, so anything said in passing ("do all urban planners have this much paperwo
 unreachable by meaning — "what's my job?" shares no word with it. Measured with
 ``remem eval --quick``: without it the companion trailed the naive raw-recall baseline.
 
+``earlier_values="mark"`` is the measured default (``scripts/fact_values_ablation.py``: the
+``remem eval --quick`` personas, ``full``, with the facts extracted from the plan so that values
+are superseded): "previous" questions 71.4% → 100% context recall against "off" and "drop",
+stale-only 0.0% for all three, 869 → 935 prompt tokens (drop: 868). With today's rule
+extractor, which supersedes nothing in that run, the three settings give the same prompts.
+
 The recalled-memories part of the prompt exists only when ``use_recall`` or ``use_episodic`` is
 on. The other defaults: a token budget of 8,000 with 1,024 reserved for the answer (the
 assembler's defaults), ``recall_k=32`` recalled candidates per turn (the packer keeps what the
