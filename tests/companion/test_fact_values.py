@@ -82,6 +82,7 @@ async def test_mark_dates_the_old_value_as_earlier_and_the_new_as_current(
         "[2026-05-11] The user is pescatarian. (current; before: vegetarian 2026-05-01 to "
         "2026-05-11)" in context
     )
+    assert "[2026-05-11; current diet] I switched my diet to pescatarian." in context
     # Every line naming the old value says it is earlier (or is the current fact's history).
     for line in context.splitlines():
         if "vegetarian" in line and "pescatarian" not in line:
@@ -169,6 +170,8 @@ def test_a_chain_of_values_names_the_two_latest_earlier_ones() -> None:
     assert earlier.current == (d,)
     assert earlier.note == "earlier: diet now pescatarian (since 2026-05-31, 10 days ago)"
     assert timeline.earlier_in_turn("turn-4") == []
+    assert timeline.current_in_turn("turn-4") == "current diet"
+    assert timeline.current_in_turn("turn-1") is None
     assert timeline.earlier_in_turn("turn-unknown") == []
 
 

@@ -16,6 +16,7 @@ import remem
 from remem.brains import ScriptedBrain
 from remem.companion import Companion, CompanionConfig
 from remem.context import Priming, PrimingConfig, Section
+from remem.controller import ExtractedRelationship, ExtractionResult
 from remem.errors import ConfigError, InvalidArgumentError
 from remem.models import ManualClock, MemoryKind
 from remem.runtime_config import RuntimeConfig
@@ -150,3 +151,20 @@ def test_memory_priming_is_settable_in_toml(tmp_path: Path) -> None:
     for bad, match in cases:
         with pytest.raises(ConfigError, match=match):
             RuntimeConfig.from_mapping(bad)
+
+
+async def test_primed_known_facts_are_dated(runtime: remem.Runtime) -> None:
+    c = runtime.controller
+    result = ExtractionResult(
+        relationships=(
+            ExtractedRelationship("Ada", "lives_in", "Lisbon", valid_from=T0 + timedelta(days=1)),
+        )
+    )
+    entry = await c.record_turn("s0", "I live in Lisbon now", "Nice!")
+    await c.apply_extraction(result, [entry])
+    primed = await c.prime("s", config=BASE)
+    assert "Ada lives_in Lisbon (since 2026-05-02)" in _texts(primed, Section.KNOWN_FACTS)
+    assert (
+        _texts(await c.prime("s", config=BASE.merged({"max_known_facts": 0})), Section.KNOWN_FACTS)
+        == []
+    )

@@ -145,6 +145,8 @@ def recall_candidates(
 
     * a keyed fact with earlier values says so: ``[2026-03-14] The user is pescatarian.
       (current; before: vegetarian 2026-03-03 to 2026-03-14)`` (``"drop"``: ``(current)``);
+    * with ``"mark"``, a message or turn that stated the value holding now says so —
+      ``[2026-03-14; current diet] I switched to pescatarian.`` — when the fact had others;
     * a message or turn that stated a value which no longer holds is, with ``"mark"``, dated
       and marked — ``[2026-03-03; earlier: diet now pescatarian (since 2026-03-14, 9 days
       ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the current value's record
@@ -182,6 +184,8 @@ def recall_candidates(
                 continue
             if earlier:
                 when += "; " + "; ".join(dict.fromkeys(e.note for e in earlier))
+            elif earlier_values == "mark" and (holds := timeline.current_in_turn(turn_id)):
+                when += f"; {holds}"
             note = timeline.note_for_record(record.id)
             if note is not None:
                 suffix = f" ({note if earlier_values == 'mark' else 'current'})"

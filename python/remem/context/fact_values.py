@@ -8,6 +8,8 @@ by key then validity time), the timeline answers, for a recalled memory:
 
 * :meth:`FactTimeline.note_for_record` — a keyed fact itself: ``"current; before: vegetarian
   2026-03-03 to 2026-03-14"`` when the key had earlier values (else None: nothing to say);
+* :meth:`FactTimeline.current_in_turn` — a message or turn that stated the value holding now
+  of a fact that has had others: ``"current diet"``;
 * :meth:`FactTimeline.earlier_in_turn` — a message or turn that *stated* a value which no longer
   holds (the extracted record's ``provenance.parent_ids`` names the turn): the note
   ``"earlier: diet now pescatarian (since 2026-03-14, 9 days ago)"`` or ``"no longer true
@@ -125,6 +127,16 @@ class FactTimeline:
             return None
         parts = [f"{e.value} {e.held_from:%Y-%m-%d} to {_until(e, v)}" for e in earlier[-2:]]
         return "current; before: " + ", ".join(parts)
+
+    def current_in_turn(self, turn_id: str) -> str | None:
+        """``"current <attribute>"`` (``"current diet, current city"``) when turn ``turn_id``
+        stated a value that holds now of a fact with earlier values; None otherwise."""
+        notes = [
+            f"current {v.key[2].replace('_', ' ')}"
+            for v in self._by_turn.get(turn_id, ())
+            if v.current and any(not e.current for e in self._by_key[v.key])
+        ]
+        return ", ".join(dict.fromkeys(notes)) or None
 
     def earlier_in_turn(self, turn_id: str) -> list[EarlierValue]:
         """The values turn ``turn_id`` stated that no longer hold, each with its note and the

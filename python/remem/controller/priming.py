@@ -5,8 +5,9 @@ Gathered once per session start and handed to :class:`remem.context.Primer`, whi
 
 * **entities** (``top_entities``) — the graph's entities, scored ``ln(1 + relationships +
   accesses)`` scaled to 0..1 (best connected and most used first);
-* **known facts** (``max_known_facts``) — the current outgoing relationships of those entities
-  (closed or superseded ones are left out: priming states what holds now);
+* **known facts** (``max_known_facts``) — the current outgoing relationships of those entities,
+  dated ``user lives_in Lisbon (since 2026-03-05)`` (closed or superseded ones are left out:
+  priming states what holds now);
 * **insights** (``max_insights``) and **summaries** (``max_summaries``) — live records of kind
   ``insight`` / ``summary`` in the namespace (short- and long-term stages; decayed, deleted and
   superseded ones never), scored ``base_score / (1 + age in days)`` so the newest, least decayed
@@ -22,7 +23,7 @@ Gathered once per session start and handed to :class:`remem.context.Primer`, whi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from remem.context import ContextCandidate, HistoryTurn, Primer, Priming, PrimingConfig, Section
@@ -124,7 +125,10 @@ async def _graph_items(
         entity_items.append(ContextCandidate.from_entity(e, score=score))
         if config.max_known_facts:
             for rel in await graph.relationships(e.id, direction="out", at=now):
-                fact_items.append(ContextCandidate.from_relationship(rel, names, score=score))
+                item = ContextCandidate.from_relationship(rel, names, score=score)
+                held = rel.valid_from or rel.created_at
+                # Dated like every other memory in the prompt: when the fact began to hold.
+                fact_items.append(replace(item, text=f"{item.text} (since {held:%Y-%m-%d})"))
     return entity_items, fact_items
 
 
