@@ -26,7 +26,7 @@ unreachable by meaning — "what's my job?" shares no word with it. Measured wit
 ``earlier_values="mark"`` is the measured default (``scripts/fact_values_ablation.py``: the
 ``remem eval --quick`` personas, ``full``, with the facts extracted from the plan so that values
 are superseded): "previous" questions 71.4% → 100% context recall against "off" and "drop",
-stale-only 0.0% for all three, 869 → 935 prompt tokens (drop: 868). With today's rule
+stale-only 0.0% for all three, 869 → 939 prompt tokens (drop: 868). With today's rule
 extractor, which supersedes nothing in that run, the three settings give the same prompts.
 
 The recalled-memories part of the prompt exists only when ``use_recall`` or ``use_episodic`` is
