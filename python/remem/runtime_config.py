@@ -27,6 +27,18 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     [lifecycle]
     decay_rate = 0.01
     recency_rate = 0.005
+
+    [memory.priming]              # what MemoryController.prime (and so a new session) starts with
+    preset = "controller_fallback"  # or "chat_template"; the keys below override the preset's
+    enabled = true
+    top_entities = 10
+    max_insights = 5
+    max_summaries = 3
+    max_known_facts = 10
+    recency_days = 30             # 0: no age limit
+    token_budget = 1000
+    previous_sessions = 0
+    previous_session_turns = 0
 """
 
 from __future__ import annotations
@@ -39,12 +51,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from remem.context.priming import PrimingConfig
 from remem.controller.config import ControllerConfig, ExtractionConfig, FusionConfig
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
 from remem.stores.episodic import load_timezone
 
 Backend = Literal["embedded", "postgres"]
+PRIMING_PRESETS = ("controller_fallback", "chat_template")
+"""``[memory.priming] preset`` names: the :class:`PrimingConfig` classmethods of those names."""
 EMBEDDING_PROVIDERS = ("hashing",)
 """Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService."""
 
@@ -67,6 +82,8 @@ class RuntimeConfig:
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"
+    priming: PrimingConfig = field(default_factory=PrimingConfig.controller_fallback)
+    """The controller's session priming (``MemoryController.prime``); TOML ``[memory.priming]``."""
     write_behind: bool | None = None
     """Journal turns and memories and apply them in batches (:mod:`remem.writebehind`). None:
     on for ``embedded`` (one process owns the directory), off for ``postgres`` (other processes
@@ -94,6 +111,11 @@ class RuntimeConfig:
             raise ConfigError(f"durability {self.durability!r} is unknown; use normal or full")
         if self.write_behind not in (None, True, False):
             raise ConfigError(f"write_behind must be true or false, got {self.write_behind!r}")
+        if not isinstance(self.priming, PrimingConfig):
+            raise ConfigError(
+                f"priming must be a PrimingConfig, got {type(self.priming).__name__}; "
+                "in TOML set [memory.priming] keys"
+            )
         load_timezone(self.timezone)
 
     @classmethod
@@ -121,6 +143,7 @@ class RuntimeConfig:
             "lifecycle",
             {f.name for f in dataclasses.fields(DecayConfig)} | {"recency_rate", "hit_weight"},
         )
+        priming = _priming(data)
         if data:
             raise ConfigError(f"unknown config keys {sorted(data)}; see remem.runtime_config")
         fusion = FusionConfig(
@@ -142,6 +165,8 @@ class RuntimeConfig:
             top["embedding_provider"] = emb["provider"]
         if "dimension" in emb:
             top["embedding_dimension"] = emb["dimension"]
+        if priming is not None:
+            top["priming"] = priming
         return cls(**{**top, "controller": controller, **overrides})
 
     def describe(self) -> str:
@@ -167,6 +192,11 @@ class RuntimeConfig:
             f"extraction.drain_timeout = {c.extraction.drain_timeout}",
         ]
         lines += [f"lifecycle.{k} = {v}" for k, v in dataclasses.asdict(c.decay).items()]
+        lines += [
+            f"memory.priming.{f.name} = {str(v).lower() if isinstance(v, bool) else v}"
+            for f in dataclasses.fields(self.priming)
+            for v in (getattr(self.priming, f.name),)
+        ]
         return "\n".join(lines)
 
 
@@ -178,6 +208,28 @@ def _section(data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, An
     if unknown:
         raise ConfigError(f"[{name}] has unknown keys {unknown}; allowed: {sorted(allowed)}")
     return section
+
+
+def _priming(data: dict[str, Any]) -> PrimingConfig | None:
+    """``[memory.priming]`` as a PrimingConfig: its ``preset`` (default ``controller_fallback``)
+    with the other keys merged over it; None when the table is absent."""
+    memory = _section(data, "memory", {"priming"})
+    if "priming" not in memory:
+        return None
+    table = memory["priming"]
+    if not isinstance(table, dict):
+        raise ConfigError("[memory.priming] must be a table")
+    settings = dict(table)
+    preset = settings.pop("preset", "controller_fallback")
+    if preset not in PRIMING_PRESETS:
+        raise ConfigError(
+            f"[memory.priming] preset {preset!r} is unknown; use one of {list(PRIMING_PRESETS)}"
+        )
+    base: PrimingConfig = getattr(PrimingConfig, preset)()
+    try:
+        return base.merged(settings)
+    except ConfigError as exc:
+        raise ConfigError(f"[memory.priming]: {exc}") from exc
 
 
 def mask_dsn(dsn: str) -> str:
