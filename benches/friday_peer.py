@@ -45,7 +45,7 @@ def import_friday_memory() -> ModuleType:
     os.environ["ANONYMIZED_TELEMETRY"] = "False"
     module: ModuleType = pytest.importorskip(
         "friday_memory",
-        reason="friday-framework-memory is not installed (pip install -e '.[bench]')",
+        reason="friday-framework-memory is not installed (python install.py --bench)",
     )
     return module
 

@@ -202,6 +202,7 @@ class Runtime:
             entity_resolver=EntityResolver(graph, clock=self.clock),
             extractor=self.extractor,
             config=cfg.controller,
+            priming=cfg.priming,
             clock=self.clock,
             write_behind=journal,
         )

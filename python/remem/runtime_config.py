@@ -30,6 +30,18 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     [lifecycle]
     decay_rate = 0.01
     recency_rate = 0.005
+
+    [memory.priming]              # what MemoryController.prime (and so a new session) starts with
+    preset = "controller_fallback"  # or "chat_template"; the keys below override the preset's
+    enabled = true
+    top_entities = 10
+    max_insights = 5
+    max_summaries = 3
+    max_known_facts = 10
+    recency_days = 30             # 0: no age limit
+    token_budget = 1000
+    previous_sessions = 0
+    previous_session_turns = 0
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from remem.context.priming import PrimingConfig
 from remem.controller.config import ControllerConfig, ExtractionConfig, FusionConfig
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
@@ -49,6 +62,8 @@ from remem.stores.episodic import load_timezone
 from remem.stores.search_text import FullTextConfig
 
 Backend = Literal["embedded", "postgres"]
+PRIMING_PRESETS = ("controller_fallback", "chat_template")
+"""``[memory.priming] preset`` names: the :class:`PrimingConfig` classmethods of those names."""
 EMBEDDING_PROVIDERS = ("hashing",)
 """Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService."""
 
@@ -71,6 +86,8 @@ class RuntimeConfig:
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"
+    priming: PrimingConfig = field(default_factory=PrimingConfig.controller_fallback)
+    """The controller's session priming (``MemoryController.prime``); TOML ``[memory.priming]``."""
     full_text: FullTextConfig = field(default_factory=FullTextConfig)
     """The full-text normalisation every episodic backend indexes and queries with (stemming
     language, query stop words); changing the language re-indexes the stored texts on open."""
@@ -105,6 +122,11 @@ class RuntimeConfig:
             )
         if self.write_behind not in (None, True, False):
             raise ConfigError(f"write_behind must be true or false, got {self.write_behind!r}")
+        if not isinstance(self.priming, PrimingConfig):
+            raise ConfigError(
+                f"priming must be a PrimingConfig, got {type(self.priming).__name__}; "
+                "in TOML set [memory.priming] keys"
+            )
         load_timezone(self.timezone)
 
     @classmethod
@@ -135,6 +157,7 @@ class RuntimeConfig:
             "lifecycle",
             {f.name for f in dataclasses.fields(DecayConfig)} | {"recency_rate", "hit_weight"},
         )
+        priming = _priming(data)
         if data:
             raise ConfigError(f"unknown config keys {sorted(data)}; see remem.runtime_config")
         fusion = FusionConfig(
@@ -156,6 +179,8 @@ class RuntimeConfig:
             top["embedding_provider"] = emb["provider"]
         if "dimension" in emb:
             top["embedding_dimension"] = emb["dimension"]
+        if priming is not None:
+            top["priming"] = priming
         return cls(**{**top, "controller": controller, **overrides})
 
     def describe(self) -> str:
@@ -182,6 +207,11 @@ class RuntimeConfig:
             f"full_text.language = {self.full_text.language or 'none'}",
         ]
         lines += [f"lifecycle.{k} = {v}" for k, v in dataclasses.asdict(c.decay).items()]
+        lines += [
+            f"memory.priming.{f.name} = {str(v).lower() if isinstance(v, bool) else v}"
+            for f in dataclasses.fields(self.priming)
+            for v in (getattr(self.priming, f.name),)
+        ]
         return "\n".join(lines)
 
 
@@ -193,6 +223,28 @@ def _section(data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, An
     if unknown:
         raise ConfigError(f"[{name}] has unknown keys {unknown}; allowed: {sorted(allowed)}")
     return section
+
+
+def _priming(data: dict[str, Any]) -> PrimingConfig | None:
+    """``[memory.priming]`` as a PrimingConfig: its ``preset`` (default ``controller_fallback``)
+    with the other keys merged over it; None when the table is absent."""
+    memory = _section(data, "memory", {"priming"})
+    if "priming" not in memory:
+        return None
+    table = memory["priming"]
+    if not isinstance(table, dict):
+        raise ConfigError("[memory.priming] must be a table")
+    settings = dict(table)
+    preset = settings.pop("preset", "controller_fallback")
+    if preset not in PRIMING_PRESETS:
+        raise ConfigError(
+            f"[memory.priming] preset {preset!r} is unknown; use one of {list(PRIMING_PRESETS)}"
+        )
+    base: PrimingConfig = getattr(PrimingConfig, preset)()
+    try:
+        return base.merged(settings)
+    except ConfigError as exc:
+        raise ConfigError(f"[memory.priming]: {exc}") from exc
 
 
 def mask_dsn(dsn: str) -> str:

@@ -108,12 +108,12 @@ def test_substring_match_is_case_sensitive() -> None:
         block.remove("name is ada")
 
 
-def test_exact_and_near_duplicates_are_rejected_naming_the_entry() -> None:
+def test_repeats_of_the_same_fact_are_rejected_naming_the_entry() -> None:
     block = CoreMemoryBlock("user", 500, ["Likes hiking in the Alps"])
     for text in [
         "Likes hiking in the Alps",
         "likes  hiking in the alps.",
-        "Likes hikking in the Alps",
+        "Likes hiking in Alps!",
     ]:
         with pytest.raises(DuplicateEntryError, match="Likes hiking in the Alps") as info:
             block.add(text)

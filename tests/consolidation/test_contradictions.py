@@ -136,3 +136,34 @@ async def test_exclusive_relationship_superseded_and_history_kept(
     assert history["r-old"].superseded_by == "r-new"
     assert history["r-old"].valid_to == t1
     assert await consolidator.supersede_contradictions() == []
+
+
+async def test_an_ending_ends_only_its_own_value_of_a_multi_valued_fact(
+    rt: remem.Runtime, clock: ManualClock
+) -> None:
+    c = rt.controller
+    rex = await c.remember("The user has a dog named Rex.", metadata=key("pet", "Rex"))
+    max_ = await c.remember("The user has a dog named Max.", metadata=key("pet", "Max"))
+    orion = await c.remember("The user works on Orion.", metadata=key("project", "Orion"))
+    clock.advance(timedelta(days=10))
+    died = await c.remember(
+        "The user's dog Rex died.", metadata={**key("pet", "Rex"), "operation": "end"}
+    )
+    atlas = await c.remember(
+        "The user renamed Orion to Atlas.",
+        metadata={**key("project", "Atlas"), "previous": "Orion"},
+    )
+    mochi = await c.remember("The user has a cat named Mochi.", metadata=key("pet", "Mochi"))
+
+    done = await MemoryConsolidator(c).supersede_contradictions([died, atlas, mochi])
+
+    assert {(s.old_id, s.new_id) for s in done} == {(rex.id, died.id), (orion.id, atlas.id)}
+    old_rex, still_max, old_orion, *live = await c.record_store.get(
+        [rex.id, max_.id, orion.id, died.id, atlas.id, mochi.id]
+    )
+    assert old_rex.superseded_by == died.id
+    assert old_rex.valid_to == T0 + timedelta(days=10)  # history: Rex until he died
+    assert old_orion.superseded_by == atlas.id
+    assert still_max.superseded_by is None  # another pet is not ended
+    assert all(r.superseded_by is None for r in live)
+    assert await MemoryConsolidator(c).supersede_contradictions() == []  # idempotent

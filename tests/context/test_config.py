@@ -47,6 +47,8 @@ def test_public_names() -> None:
         "ContextAssembler",
         "ContextCandidate",
         "DropReason",
+        "EarlierValue",
+        "FactTimeline",
         "HistoryTurn",
         "ItemReport",
         "Primer",
@@ -57,6 +59,7 @@ def test_public_names() -> None:
         "SectionReport",
         "TokenCounter",
         "ToolBudget",
+        "format_age",
     }
     assert len(remem.context.__all__) == len(set(remem.context.__all__))
     for name in remem.context.__all__:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -27,6 +28,33 @@ def test_presets_differ_on_previous_sessions() -> None:
     assert template.previous_sessions == 2
     assert fallback.enabled
     assert template.enabled
+
+
+def test_the_two_presets_are_pinned() -> None:
+    # The presets are a documented contract (module table of remem.context.priming): a change
+    # here is a change of every application's defaults, so it must be deliberate.
+    assert dataclasses.asdict(PrimingConfig.controller_fallback()) == {
+        "enabled": True,
+        "top_entities": 10,
+        "max_insights": 5,
+        "max_summaries": 3,
+        "max_known_facts": 10,
+        "recency_days": 30,
+        "token_budget": 1000,
+        "previous_sessions": 0,
+        "previous_session_turns": 0,
+    }
+    assert dataclasses.asdict(PrimingConfig.chat_template()) == {
+        "enabled": True,
+        "top_entities": 15,
+        "max_insights": 10,
+        "max_summaries": 5,
+        "max_known_facts": 20,
+        "recency_days": 30,
+        "token_budget": 2000,
+        "previous_sessions": 2,
+        "previous_session_turns": 6,
+    }
 
 
 def test_no_implicit_default() -> None:

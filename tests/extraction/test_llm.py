@@ -225,3 +225,92 @@ async def test_runtime_applies_valid_output(tmp_path: Path) -> None:
             ("lives_in", True),
             ("sibling", False),
         }
+
+
+def _model_output(facts: frozenset[tuple[str, str, str, str]], text: str) -> str:
+    """What a model following the prompt answers for a corpus statement: its labelled facts."""
+    return dump(
+        {
+            "entities": [],
+            "relationships": [],
+            "facts": [
+                {
+                    "subject": subject,
+                    "attribute": attribute,
+                    "value": value,
+                    "text": f"{subject}: {attribute} = {value} ({op}) — {text}",
+                    "operation": op,
+                    "previous": None,
+                }
+                for subject, attribute, value, op in sorted(facts)
+            ],
+            "insights": [],
+            "summary": None,
+        }
+    )
+
+
+async def test_the_corpus_through_a_scripted_model_keeps_updates_negations_and_corrections() -> (
+    None
+):
+    from tests.extraction.corpus import fact, load
+
+    corpus = load("statements") + load("heldout")
+    brain = ScriptedBrain([_model_output(i.facts, i.text) for i in corpus])
+    extractor = MemoryExtractor(brain)
+    for n, item in enumerate(corpus):
+        result = await extractor.extract([turn(n + 1, item.text)], context=CTX)
+        got = {
+            fact(m.subject or "", m.attribute or "", m.value or "", m.operation)
+            for m in result.memories
+        }
+        assert got == set(item.facts), item.text
+    assert len(brain.requests) == len(corpus)
+    system = brain.requests[0].messages[0].content
+    for phrase in ('"end"', '"correct"', "previous", "my friend moved to Berlin"):
+        assert phrase in system
+    schema = json.dumps(RESPONSE_FORMAT)
+    assert '"operation"' in schema
+    assert '"previous"' in schema
+
+
+def test_the_schema_takes_operation_and_previous_and_rejects_an_unknown_operation() -> None:
+    from remem.extraction import ExtractionOutput, to_result
+
+    out = ExtractionOutput.model_validate(
+        {
+            "facts": [
+                {
+                    "subject": "user",
+                    "attribute": "project",
+                    "value": "Atlas",
+                    "text": "The user renamed Orion to Atlas.",
+                    "operation": "set",
+                    "previous": "Orion",
+                },
+                {
+                    "subject": "user",
+                    "attribute": "diet",
+                    "value": "keto",
+                    "text": "The user stopped keto.",
+                },
+            ]
+        }
+    )
+    renamed, ended = to_result(out).memories
+    assert (renamed.operation, renamed.previous) == ("set", "Orion")
+    assert (ended.operation, ended.previous) == ("set", None)  # omitted: a plain statement
+    with pytest.raises(ValueError, match="operation"):
+        ExtractionOutput.model_validate(
+            {
+                "facts": [
+                    {
+                        "subject": "user",
+                        "attribute": "a",
+                        "value": "b",
+                        "text": "c",
+                        "operation": "maybe",
+                    }
+                ]
+            }
+        )

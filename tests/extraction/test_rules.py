@@ -22,7 +22,8 @@ AT = datetime(2026, 5, 14, 12, 0, tzinfo=UTC)
 
 
 def facts(text: str) -> set[tuple[str, str]]:
-    return {(s.attribute, s.value) for s in extract_statements(text, AT)}
+    """The user's facts in ``text`` (facts about other people are kept apart)."""
+    return {(s.attribute, s.value) for s in extract_statements(text, AT) if s.subject == "user"}
 
 
 def entry(n: int, user: str, assistant: str = "ok") -> TranscriptEntry:

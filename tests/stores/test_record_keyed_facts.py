@@ -59,6 +59,14 @@ async def test_keyed_facts_are_live_keyed_records_in_validity_order(store: Recor
     assert await store.keyed_facts(attributes=[]) == []
     with pytest.raises(InvalidArgumentError):
         await store.keyed_facts(subjects="user")
+    # The history of a fact: superseded values too (never deleted ones), in the same order.
+    history = await store.keyed_facts(
+        subjects=["user"], attributes=["city"], include_superseded=True
+    )
+    assert [r.id for r in history] == ["rec-00005", "rec-00001", "rec-00002", "rec-00009"]
+    assert history[-1].superseded_by == "rec-00002"
+    with pytest.raises(InvalidArgumentError, match="include_superseded"):
+        await store.keyed_facts(include_superseded="yes")  # type: ignore[arg-type]
 
 
 async def test_supersede_many_is_one_all_or_nothing_batch(store: RecordStore) -> None:

@@ -18,7 +18,7 @@ from remem.blocks.core import (
     CoreMemoryConfig,
 )
 from remem.blocks.edits import BlockChange, BlockEdit
-from remem.blocks.entries import NEAR_DUPLICATE_THRESHOLD
+from remem.blocks.entries import entry_key
 from remem.blocks.gauge import format_gauge, measure, render_entries
 from remem.blocks.store import BlockHistoryEntry, BlockStore, StoredBlock
 from remem.blocks.tools import dispatch, tool_schemas
@@ -34,7 +34,6 @@ from remem.errors import (
 __all__ = [
     "DEFAULT_SELF_LIMIT",
     "DEFAULT_USER_LIMIT",
-    "NEAR_DUPLICATE_THRESHOLD",
     "AmbiguousEditError",
     "BlockChange",
     "BlockConflictError",
@@ -51,6 +50,7 @@ __all__ = [
     "EntryNotFoundError",
     "StoredBlock",
     "dispatch",
+    "entry_key",
     "format_gauge",
     "measure",
     "render_entries",

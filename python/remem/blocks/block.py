@@ -11,8 +11,10 @@ Rules (every refused edit leaves the block unchanged):
   substring ``old`` that must occur in exactly one entry (an entry *equal* to ``old`` wins over
   entries merely containing it). No match → :class:`EntryNotFoundError`; several →
   :class:`AmbiguousEditError` listing the candidates.
-* A new entry that repeats an existing one, exactly or nearly (see
-  :mod:`remem.blocks.entries`), raises :class:`DuplicateEntryError` naming it. A replace is not
+* A new entry that states the same fact with the same value as an existing one (equal
+  :func:`~remem.blocks.entries.entry_key`: case, punctuation, articles and accents aside)
+  raises :class:`DuplicateEntryError` naming it; entries that differ in any word are distinct
+  (two pets, two siblings, "Anna" and "Ana"). A replace is not
   compared with the entry it replaces (correcting a detail is what replace is for).
 * ``apply(edits)`` runs a batch in order on a copy and checks the *final* size: all or nothing.
 * Size is measured by :func:`remem.blocks.gauge.measure` — the characters of the rendered
@@ -199,7 +201,7 @@ class CoreMemoryBlock:
         if found is None:
             return
         existing, exact = found
-        kind = "repeats" if exact else "nearly repeats"
+        kind = "repeats" if exact else "states the same fact as"
         raise DuplicateEntryError(
             f"the new entry {kind} the existing entry {existing!r} in the {self.label} block; "
             "it is already remembered — use replace to change that entry instead",

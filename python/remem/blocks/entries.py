@@ -5,29 +5,28 @@ collapse to one space and the ends are stripped, so that one entry is one render
 size the model is shown is the size that is stored. Empty entries, NUL characters and lone
 surrogates (which no store can hold) are refused with :class:`InvalidArgumentError`.
 
-Duplicates: two entries are compared by their *key* — casefolded, whitespace collapsed, trailing
-``.,;:!`` dropped. Equal keys are an exact duplicate. Otherwise they are a near duplicate when
-``rapidfuzz.fuzz.ratio`` of the keys (normalised Indel similarity, 0-100) is at least
-:data:`NEAR_DUPLICATE_THRESHOLD` (92). At 92 a one-character typo is caught in entries of 13+
-characters, while short facts that differ in one word ("Has a dog named Rex" / "... Max", 89.5)
-are kept apart. In longer entries a one-word or one-number difference stays above 92 ("Fact 0:
-... number 0" / "Fact 1: ... number 1"): such an edit is almost always an update of the same fact,
-and the error tells the model to use replace.
+Duplicates: an entry is refused only when it states *the same fact with the same value* as an
+existing one — when their keys (:func:`entry_key`) are equal. The key is the text in NFKC,
+case-folded, accents dropped, punctuation turned into spaces, the articles "a", "an" and "the"
+left out and whitespace collapsed, so "The user has a dog named Rex." and "user has dog named
+rex" are one fact. There is no fuzzy similarity: two entries that differ in any word are
+distinct ("...a dog named Rex" / "...named Max", "sister Anna" / "sister Ana", "brother Tom" /
+"brother Tim") — a similarity score cannot tell a typo from a second pet or a second sibling, and
+refusing a true fact silently loses it while a typo costs one line. Correcting a value is what
+``replace`` is for.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
-
-from rapidfuzz import fuzz
 
 from remem.errors import InvalidArgumentError
 
-NEAR_DUPLICATE_THRESHOLD = 92.0
-"""``fuzz.ratio`` (0-100) of two entry keys at or above which the newer one is refused."""
-
 _SPACE = re.compile(r"\s+")
+_NOT_WORD = re.compile(r"[^\w]+")
+_ARTICLES = frozenset({"a", "an", "the"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -48,18 +47,33 @@ def clean_entry(text: object, *, what: str = "entry") -> str:
 
 
 def entry_key(text: str) -> str:
-    """The form two entries are compared in for duplicates."""
+    """The form two entries are compared in: equal keys are the same fact with the same value.
+
+    >>> entry_key("The user has a dog named Rex.") == entry_key("user has dog, named REX")
+    True
+    >>> entry_key("My sister is Anna") == entry_key("My sister is Ana")
+    False
+    """
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    bare = "".join(c for c in folded if not unicodedata.combining(c))
+    words = _NOT_WORD.sub(" ", bare).replace("_", " ").split()
+    kept = [w for w in words if w not in _ARTICLES]
+    # An entry of articles or punctuation only keeps its words, so it still has a key.
+    return " ".join(kept or words) or _SPACE.sub(" ", text.casefold()).strip()
+
+
+def _plain_key(text: str) -> str:
+    """Case-folded, whitespace collapsed, trailing ``.,;:!`` dropped: the *exact* repeat."""
     return _SPACE.sub(" ", text.casefold()).strip().rstrip(".,;:! ")
 
 
 def find_duplicate(text: str, existing: Iterable[str]) -> tuple[str, bool] | None:
-    """The first existing entry ``text`` repeats, and whether exactly; None if it is new."""
+    """The first existing entry stating the same fact as ``text``, and whether it is an exact
+    repeat (same words up to case, spacing and a trailing stop) rather than one that differs in
+    punctuation, articles or accents only; None if ``text`` is a new fact."""
     key = entry_key(text)
-    candidates = list(existing)
-    for entry in candidates:
+    plain = _plain_key(text)
+    for entry in existing:
         if entry_key(entry) == key:
-            return entry, True
-    for entry in candidates:
-        if fuzz.ratio(key, entry_key(entry)) >= NEAR_DUPLICATE_THRESHOLD:
-            return entry, False
+            return entry, _plain_key(entry) == plain
     return None

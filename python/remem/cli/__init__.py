@@ -1,31 +1,51 @@
-"""The ``remem`` command line. Subcommands live one per module and use only the public API."""
+"""The ``remem`` command line. Subcommands live one per module and use only the public API.
+
+A subcommand's module (and so what it imports: the stores, the evaluation harness, numpy) is
+loaded only when that subcommand runs, so ``remem --help`` and ``remem --version`` answer at
+Python's start-up cost. :data:`COMMANDS` names each module and its one-line help; the module's
+``add_parser(sub)`` adds the full parser.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
-from remem.cli.bench import add_parser as add_bench_parser
-from remem.cli.demo import add_parser as add_demo_parser
-from remem.cli.eval import add_parser as add_eval_parser
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("remem.cli.demo", "a short tour of the native kernels"),
+    "eval": ("remem.cli.eval", "the persona time-lapse memory evaluation"),
+    "bench": ("remem.cli.bench", "retrieval benchmarks on your data (LoCoMo)"),
+}
+"""Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported (every subcommand is listed)."""
     parser = argparse.ArgumentParser(
         prog="remem", description="Long-term memory for LLM agents and companions."
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command")
-    add_demo_parser(sub)
-    add_eval_parser(sub)
-    add_bench_parser(sub)
+    sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
+    for name, (module, help_text) in COMMANDS.items():
+        if name == command:
+            importlib.import_module(module).add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: its first argument that is not an option."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command(args_in))
+    args = parser.parse_args(args_in)
     if args.version:
         from remem import __version__
 

@@ -1,6 +1,8 @@
 """``remem eval``: the persona time-lapse harness (see :mod:`remem.eval.persona`).
 
     remem eval --quick                      # ~1 minute, offline, embedded stores
+    remem eval --horizon year               # 3 personas x 365 days at an equal 1,000-token budget
+    remem eval --horizon year --quick       # 2 personas x 120 days (the benchmark's size)
     remem eval --personas 10 --variants full,blocks-only --judge openai:gpt-4o-mini \\
         --judge anthropic:claude-haiku-4-5 --tiebreak anthropic:claude-sonnet-4-5
 
@@ -23,22 +25,50 @@ from remem.companion import offline_brain
 from remem.errors import ConfigError, RememError
 from remem.eval.persona.brains import brain_from_spec
 from remem.eval.persona.harness import EvalSettings, run_eval
+from remem.eval.persona.horizon import HORIZONS
 from remem.eval.persona.judges import JudgeEnsemble
 from remem.eval.persona.render import BrainRenderer
 from remem.eval.persona.report import format_table, write_report
 from remem.eval.persona.summary import summarise
 from remem.eval.persona.variants import DEFAULT_VARIANTS, QUICK_VARIANTS, resolve_variants
 
-__all__ = ["QUICK", "add_parser", "run"]
+__all__ = ["QUICK", "YEAR", "YEAR_QUICK", "add_parser", "run"]
 
 QUICK = EvalSettings(personas=4, days=21, seed=0, delay_days=10, resamples=1000)
 """``--quick``: sized to finish in about a minute on two cores, offline."""
 FULL = EvalSettings(personas=8, days=28, seed=0, delay_days=10, resamples=2000)
+YEAR = EvalSettings(
+    personas=3, days=365, seed=0, delay_days=10, resamples=2000, horizon="year", budget=1000
+)
+"""``--horizon year``: histories ~26x the equal 1,000-token prompt budget of every variant."""
+YEAR_QUICK = EvalSettings(
+    personas=2, days=120, seed=0, delay_days=10, resamples=1000, horizon="year", budget=1000
+)
+"""``--horizon year --quick``: histories ~8x the budget, a few minutes."""
+_BASES = {
+    ("weeks", False): FULL,
+    ("weeks", True): QUICK,
+    ("year", False): YEAR,
+    ("year", True): YEAR_QUICK,
+}
+"""(horizon, --quick) -> the settings the other options override."""
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("eval", help="the persona time-lapse memory evaluation")
     p.add_argument("--quick", action="store_true", help="small offline run (about a minute)")
+    p.add_argument(
+        "--horizon",
+        choices=HORIZONS,
+        default="weeks",
+        help="weeks: a few weeks of talk; year: a year of daily small talk, facts said once "
+        "months before, every variant at an equal prompt budget",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        help="equal prompt budget in tokens for every variant (year default: 1000)",
+    )
     p.add_argument("--personas", type=int, help="number of personas")
     p.add_argument("--days", type=int, help="simulated days per persona")
     p.add_argument("--seed", type=int, help="seed of plans, rendering and bootstrap")
@@ -61,8 +91,10 @@ def add_parser(sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace) -> EvalSettings:
-    base = QUICK if args.quick else FULL
+    base = _BASES[(args.horizon, bool(args.quick))]
     return EvalSettings(
+        horizon=base.horizon,
+        budget=args.budget if args.budget is not None else base.budget,
         personas=args.personas if args.personas is not None else base.personas,
         days=args.days if args.days is not None else base.days,
         seed=args.seed if args.seed is not None else base.seed,
@@ -97,9 +129,9 @@ def run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    default = QUICK_VARIANTS if args.quick else DEFAULT_VARIANTS
+    default = QUICK_VARIANTS if args.quick or settings.horizon == "year" else DEFAULT_VARIANTS
     names = [n.strip() for n in args.variants.split(",")] if args.variants else list(default)
-    variants = resolve_variants([n for n in names if n])
+    variants = resolve_variants([n for n in names if n], budget=settings.budget)
     if len(args.judge) > 3 or (len(args.judge) == 3 and args.tiebreak):
         raise ConfigError("give at most two --judge and one tiebreak")
     if args.render_with_brain and args.brain is None:

@@ -37,7 +37,6 @@ from remem.blocks import CoreMemory
 from remem.brains import Brain, Message, ToolCall
 from remem.companion.block_updates import BlockUpdater, PostTurnReport, RetryBudget
 from remem.companion.config import CompanionConfig
-from remem.companion.priming import session_priming
 from remem.companion.prompt import USER_MESSAGE_ORIGIN, CompanionPrompt, build_prompt
 from remem.companion.protocols import Consolidator
 from remem.companion.tools import MemoryTools, ToolOutcome
@@ -154,6 +153,7 @@ class Companion:
             history=await self._history(session_id),
             priming=await self._priming(session_id, at),
             tool_schemas=tools.schemas(),
+            now=at,
         )
         return prompt, tools
 
@@ -172,11 +172,17 @@ class Companion:
         return cached
 
     async def _priming(self, session_id: str, now: datetime) -> Priming | None:
-        if self.config.priming is None:
+        setting = self.config.priming
+        if setting is None:
             return None
         primed = self._primings.get(session_id)
         if primed is None:
-            primed = await session_priming(self.controller, self.config.priming, session_id, now)
+            primed = await self.controller.prime(
+                session_id,
+                now=now,
+                config=None if setting == "controller" else setting,
+                namespace=self.config.namespace,
+            )
             self._primings[session_id] = primed
         return primed
 

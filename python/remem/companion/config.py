@@ -11,6 +11,9 @@ use_episodic        True        recall of verbatim past turns (the episodic stag
 packing             "optimal"   the assembler's packing strategy ("optimal" | "greedy")
 recall_mode         "hybrid"    retrievers: vector + full text + graph, or "fulltext" only
 max_block_retries   3           consolidation rounds per turn after a BlockFullError
+earlier_values      "mark"      a recalled statement of a value that no longer holds: "mark"
+                                it earlier with the current value, "drop" it (the current
+                                value shown instead), or "off" (rendered as it was said)
 =================== =========== ==========================================================
 
 ``remember_messages=True`` (with ``use_recall``) also stores every user message verbatim as a
@@ -20,6 +23,12 @@ fact, so anything said in passing ("do all urban planners have this much paperwo
 unreachable by meaning — "what's my job?" shares no word with it. Measured with
 ``remem eval --quick``: without it the companion trailed the naive raw-recall baseline.
 
+``earlier_values="mark"`` is the measured default (``scripts/fact_values_ablation.py``: the
+``remem eval --quick`` personas, ``full``, with the facts extracted from the plan so that values
+are superseded): "previous" questions 71.4% → 100% context recall against "off" and "drop",
+stale-only 0.0% for all three, 869 → 939 prompt tokens (drop: 868). With today's rule
+extractor, which supersedes nothing in that run, the three settings give the same prompts.
+
 The recalled-memories part of the prompt exists only when ``use_recall`` or ``use_episodic`` is
 on. The other defaults: a token budget of 8,000 with 1,024 reserved for the answer (the
 assembler's defaults), ``recall_k=32`` recalled candidates per turn (the packer keeps what the
@@ -27,7 +36,9 @@ budget affords — measured with ``remem eval --quick``: context recall 38% at k
 75% at 48, at under 1,000 prompt tokens of the 8,000; 32 leaves the budget to the packer
 without scoring every stored memory), the last ``history_turns=20`` turns of
 the session offered to the packer, session-start priming with the ``chat_template`` preset
-(two earlier sessions, six turns each), and at most ``max_tool_rounds=4`` model calls that ask
+(two earlier sessions, six turns each; ``priming="controller"`` primes with the controller's own
+``priming`` — e.g. ``[memory.priming]`` of the runtime's TOML — and None primes nothing; either
+way through ``MemoryController.prime``), and at most ``max_tool_rounds=4`` model calls that ask
 for tools in one turn (then the model is asked to answer without tools).
 
 >>> CompanionConfig(packing="greedy").assembler_config().strategy
@@ -43,9 +54,10 @@ from remem.blocks import CoreMemoryConfig
 from remem.context import AssemblerConfig, PrimingConfig
 from remem.errors import ConfigError
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "Packing", "RecallMode"]
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "EarlierValues", "Packing", "RecallMode"]
 
 Packing = Literal["optimal", "greedy"]
+EarlierValues = Literal["mark", "drop", "off"]
 RecallMode = Literal["hybrid", "fulltext"]
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -71,6 +83,7 @@ class CompanionConfig:
     packing: Packing = "optimal"
     recall_mode: RecallMode = "hybrid"
     max_block_retries: int = 3
+    earlier_values: EarlierValues = "mark"
     remember_messages: bool = True
     recall_k: int = 32
     history_turns: int = 20
@@ -79,7 +92,7 @@ class CompanionConfig:
     max_tool_rounds: int = 4
     reply_max_tokens: int = 512
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    priming: PrimingConfig | None = field(default_factory=_default_priming)
+    priming: PrimingConfig | Literal["controller"] | None = field(default_factory=_default_priming)
     blocks: CoreMemoryConfig = field(default_factory=CoreMemoryConfig)
     namespace: str = "default"
     user_block: str = "user"
@@ -90,6 +103,10 @@ class CompanionConfig:
                 raise ConfigError(f"CompanionConfig.{name} must be a bool")
         if self.packing not in ("optimal", "greedy"):
             raise ConfigError(f"packing {self.packing!r} is unknown; use 'optimal' or 'greedy'")
+        if self.earlier_values not in ("mark", "drop", "off"):
+            raise ConfigError(
+                f"earlier_values {self.earlier_values!r} is unknown; use 'mark', 'drop' or 'off'"
+            )
         if self.recall_mode not in ("hybrid", "fulltext"):
             raise ConfigError(
                 f"recall_mode {self.recall_mode!r} is unknown; use 'hybrid' or 'fulltext'"
@@ -108,6 +125,11 @@ class CompanionConfig:
             raise ConfigError(
                 f"user_block {self.user_block!r} is not one of the configured blocks "
                 f"{[b.label for b in self.blocks.blocks]}; add it or name another"
+            )
+        if self.priming not in (None, "controller") and not isinstance(self.priming, PrimingConfig):
+            raise ConfigError(
+                "CompanionConfig.priming must be a PrimingConfig, 'controller' or None, "
+                f"got {self.priming!r}"
             )
         self.assembler_config()  # validates budget and output_reserve
 

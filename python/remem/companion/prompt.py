@@ -33,18 +33,19 @@ from typing import Any
 
 from remem.blocks import CoreMemory
 from remem.brains import Message
-from remem.companion.config import CompanionConfig
+from remem.companion.config import CompanionConfig, EarlierValues
 from remem.context import (
     SECTION_TITLES,
     AssembledContext,
     ContextAssembler,
     ContextCandidate,
+    FactTimeline,
     HistoryTurn,
     Priming,
     Section,
 )
 from remem.controller import MemoryController
-from remem.models import ScoredMemory, TranscriptEntry
+from remem.models import MemoryRecord, MemoryStage, ScoredMemory, TranscriptEntry
 
 __all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
 
@@ -119,7 +120,11 @@ def block_candidates(blocks: CoreMemory) -> list[ContextCandidate]:
 
 
 def recall_candidates(
-    hits: Sequence[ScoredMemory], history_ids: set[str]
+    hits: Sequence[ScoredMemory],
+    history_ids: set[str],
+    *,
+    timeline: FactTimeline | None = None,
+    earlier_values: EarlierValues = "off",
 ) -> list[ContextCandidate]:
     """Recalled memories as candidates (graph facts to known_facts; turns in history dropped).
 
@@ -134,24 +139,74 @@ def recall_candidates(
     statement held from (``valid_from``) or was made: without it the model can answer neither
     "when did …" nor which of two conflicting memories is the newer. Graph facts carry their
     own validity in their text and are left as they are.
+
+    With a ``timeline`` (:class:`~remem.context.FactTimeline`) values of keyed facts are put in
+    order, so an old value is never presented as current:
+
+    * a keyed fact with earlier values says so: ``[2026-03-14] The user is pescatarian.
+      (current; before: vegetarian 2026-03-03 to 2026-03-14)`` (``"drop"``: ``(current)``);
+    * with ``"mark"``, a message or turn that stated the value holding now says so —
+      ``[2026-03-14; current diet] I switched to pescatarian.`` — when the fact had others;
+    * a message or turn that stated a value which no longer holds is, with ``"mark"``, dated
+      and marked — ``[2026-03-03; earlier: diet now pescatarian (since 2026-03-14, 9 days
+      ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the current value's record
+      offered in its place (at its score) unless already offered.
     """
     top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
     seen_turns = set(history_ids)
+    offered: set[str] = set()
+    use_timeline = timeline is not None and earlier_values != "off" and len(timeline) > 0
     for hit in sorted(hits, key=lambda h: -h.score):
         turn_id = _turn_of(hit)
-        if turn_id in seen_turns:
+        if turn_id in seen_turns or hit.record.id in offered:
             continue
         seen_turns.add(turn_id)
+        scale = hit.score / top if top > 0 else hit.score
         section = Section.KNOWN_FACTS if hit.record.metadata.get("source") == "graph" else None
         candidate = ContextCandidate.from_scored_memory(hit, section=section)
-        if section is None:
-            when = hit.record.valid_from or hit.record.lifecycle.created_at
-            candidate = dataclasses.replace(candidate, text=f"[{when:%Y-%m-%d}] {candidate.text}")
-        if top > 0:
-            candidate = dataclasses.replace(candidate, score=candidate.score / top)
-        out.append(candidate)
+        candidate = dataclasses.replace(candidate, score=max(0.0, scale))
+        if section is not None:
+            out.append(candidate)
+            offered.add(candidate.id)
+            continue
+        record = hit.record
+        when = f"{record.valid_from or record.lifecycle.created_at:%Y-%m-%d}"
+        suffix = ""
+        if use_timeline:
+            assert timeline is not None
+            earlier = timeline.earlier_in_turn(turn_id)
+            if earlier and earlier_values == "drop":
+                for current in (c for e in earlier for c in e.current):
+                    if current.id not in offered:
+                        offered.add(current.id)
+                        out.append(_current_candidate(current, candidate.score))
+                continue
+            if earlier:
+                when += "; " + "; ".join(dict.fromkeys(e.note for e in earlier))
+            elif earlier_values == "mark" and (holds := timeline.current_in_turn(turn_id)):
+                when += f"; {holds}"
+            note = timeline.note_for_record(record.id)
+            if note is not None:
+                suffix = f" ({note if earlier_values == 'mark' else 'current'})"
+        out.append(dataclasses.replace(candidate, text=f"[{when}] {candidate.text}{suffix}"))
+        offered.add(candidate.id)
     return out
+
+
+def _current_candidate(record: MemoryRecord, score: float) -> ContextCandidate:
+    """The current value of a fact, offered in place of a dropped statement of an older one."""
+    held = record.valid_from or record.lifecycle.created_at
+    return ContextCandidate(
+        id=record.id,
+        section=Section.LONG_TERM
+        if record.lifecycle.stage is MemoryStage.LONG_TERM
+        else Section.SHORT_TERM,
+        text=f"[{held:%Y-%m-%d}] {record.text} (current)",
+        score=score,
+        timestamp=record.lifecycle.created_at,
+        source="fact_timeline",
+    )
 
 
 def _turn_of(hit: ScoredMemory) -> str:
@@ -173,9 +228,14 @@ async def build_prompt(
     history: Sequence[TranscriptEntry],
     priming: Priming | None,
     tool_schemas: Sequence[dict[str, Any]] = (),
+    now: datetime | None = None,
 ) -> CompanionPrompt:
     """Assemble the prompt for ``user_message`` (module docstring); BudgetError if even the
-    system message, the message, the core blocks and the newest turn cannot fit."""
+    system message, the message, the core blocks and the newest turn cannot fit.
+
+    ``now`` (default the controller's clock) is what ages in the prompt are relative to; with
+    ``config.earlier_values`` other than ``"off"`` the keyed facts' values (superseded ones too,
+    one query) order the recalled memories (:func:`recall_candidates`)."""
     turns = [HistoryTurn.from_entry(e) for e in history[-config.history_turns :]]
     candidates: list[ContextCandidate] = []
     if config.use_blocks and blocks is not None:
@@ -188,7 +248,18 @@ async def build_prompt(
             stages=config.recall_stages,
             sources=config.recall_sources,
         )
-        candidates += recall_candidates(recalled, {t.id for t in turns})
+        timeline = None
+        if recalled and config.earlier_values != "off":
+            values = await controller.keyed_facts(
+                namespace=config.namespace, include_superseded=True
+            )
+            timeline = FactTimeline.from_records(values, now=now_or(now, controller))
+        candidates += recall_candidates(
+            recalled,
+            {t.id for t in turns},
+            timeline=timeline,
+            earlier_values=config.earlier_values,
+        )
     context = assembler.assemble(
         query=user_message,
         system=config.system_prompt,

@@ -43,6 +43,7 @@ from remem.consolidation.contradictions import (
     fact_value,
     plan_edge_changes,
     plan_fact_changes,
+    replaces,
 )
 from remem.consolidation.days import DaySummariser
 from remem.consolidation.merges import plan_merges
@@ -110,12 +111,17 @@ class MemoryConsolidator:
     async def _supersede_facts(self, records: Sequence[MemoryRecord] | None) -> list[Supersession]:
         store = self.controller.record_store
         if records is None:
-            facts = await store.keyed_facts(attributes=sorted(self.single_valued))
+            facts = await store.keyed_facts()  # multi-valued facts too: endings and renames
         else:
             if isinstance(records, str) or not isinstance(records, Sequence):
                 raise InvalidArgumentError("records must be a list of MemoryRecord (or None)")
-            keys = {k for r in records if (k := fact_key(r)) is not None}
-            keys = {k for k in keys if k[2] in self.single_valued}
+            # a multi-valued key only when the new fact ends or replaces a value of it
+            keys = {
+                k
+                for r in records
+                if (k := fact_key(r)) is not None
+                and (k[2] in self.single_valued or replaces(r) is not None)
+            }
             if not keys:
                 return []
             facts = await store.keyed_facts(

@@ -14,6 +14,13 @@ exclusive relationships of one (namespace, source, relation type):
   recall then shows the statement once, with the newest provenance. Decision: merge by
   supersession rather than by deleting or rewriting either record — nothing is deleted.
 
+For a *multi-valued* attribute (pets, projects, hobbies …) nothing is contradicted by a new
+value — a second dog does not end the first. Only a fact that says which value it replaces does:
+an ending (metadata ``operation = "end"``: "our dog Rex died") supersedes the older live facts
+of its key with the same value (case-folded), and a correction or a rename (``previous``: "we
+renamed Orion to Atlas") supersedes those whose value is ``previous``. The ending stays live,
+so "the user's dog Rex died" is what recall shows, and the old fact keeps its history.
+
 Planning only ever looks at live (not superseded, not deleted) items, so running it again after
 its plan was applied finds one live item per group and plans nothing (idempotent).
 """
@@ -73,19 +80,54 @@ def plan_fact_changes(
 ) -> list[FactChange]:
     """The supersessions that leave one live fact per single-valued key (see module docs)."""
     groups: dict[tuple[str, str, str], list[MemoryRecord]] = {}
+    multi: dict[tuple[str, str, str], list[MemoryRecord]] = {}
     for record in facts:
         key = fact_key(record)
-        if key is None or key[2] not in single_valued:
+        if key is None:
             continue
         if record.superseded_by is not None or record.lifecycle.stage.value == "deleted":
             continue
-        groups.setdefault(key, []).append(record)
+        (groups if key[2] in single_valued else multi).setdefault(key, []).append(record)
     changes: list[FactChange] = []
+    for key in sorted(multi):
+        changes += _replaced_values(multi[key])
     for key in sorted(groups):
         ordered = sorted(
             groups[key], key=lambda r: (fact_validity(r), r.lifecycle.created_at, r.id)
         )
         changes += [FactChange(a, b, fact_validity(b)) for a, b in pairwise(ordered)]
+    return changes
+
+
+def replaces(record: MemoryRecord) -> str | None:
+    """The value a multi-valued fact says it ends or replaces (case-folded), or None."""
+    previous = record.metadata.get("previous")
+    if previous:
+        return str(previous).casefold()
+    if record.metadata.get("operation") == "end":
+        value = fact_value(record)
+        return None if value is None or value == "none" else value.casefold()
+    return None
+
+
+def _replaced_values(live: list[MemoryRecord]) -> list[FactChange]:
+    """Within one multi-valued key: each ending, correction or rename supersedes the older
+    facts holding the value it names (see the module docstring)."""
+    ordered = sorted(live, key=lambda r: (fact_validity(r), r.lifecycle.created_at, r.id))
+    changes: list[FactChange] = []
+    taken: set[str] = set()
+    for n, new in enumerate(ordered):
+        target = replaces(new)
+        if target is None:
+            continue
+        for old in ordered[:n]:
+            value = fact_value(old)
+            if old.id in taken or value is None or value.casefold() != target:
+                continue
+            if replaces(old) == target and old.metadata.get("operation") == "end":
+                continue  # an earlier ending of the same value stays as it was
+            taken.add(old.id)
+            changes.append(FactChange(old, new, fact_validity(new)))
     return changes
 
 

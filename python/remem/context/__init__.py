@@ -22,6 +22,7 @@ from remem.context.assembler import ContextAssembler
 from remem.context.candidates import ContextCandidate, HistoryTurn
 from remem.context.config import DEFAULT_SECTION_WEIGHTS, AssemblerConfig, ToolBudget
 from remem.context.counting import EXACT_ENCODINGS, TokenCounter
+from remem.context.fact_values import EarlierValue, FactTimeline, format_age
 from remem.context.priming import Primer, Priming, PrimingConfig
 from remem.context.sections import SECTION_TITLES, SUPPORTING_ORDER, Section
 
@@ -37,6 +38,8 @@ __all__ = [
     "ContextAssembler",
     "ContextCandidate",
     "DropReason",
+    "EarlierValue",
+    "FactTimeline",
     "HistoryTurn",
     "ItemReport",
     "Primer",
@@ -47,4 +50,5 @@ __all__ = [
     "SectionReport",
     "TokenCounter",
     "ToolBudget",
+    "format_age",
 ]

@@ -17,6 +17,9 @@ With ``write_behind=`` (the Runtime's embedded default) ``record_turn`` and ``re
 journaled and applied in batches; the stores must then be wrapped by
 :func:`remem.writebehind.behind` so every read waits for them (:mod:`remem.writebehind`).
 
+Priming: :meth:`MemoryController.prime` (:mod:`remem.controller.priming`), with the
+``priming=`` config (default :meth:`PrimingConfig.controller_fallback`) unless a call names one.
+
 Recall: :mod:`remem.controller.recall`; fusion: :mod:`remem.controller.fusion`; writes:
 :mod:`remem.controller.writes`; extraction: :mod:`remem.controller.extraction_queue`.
 """
@@ -33,13 +36,14 @@ from typing import Self
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.context.priming import PrimingConfig
+from remem.context.priming import Priming, PrimingConfig
 from remem.controller.config import ControllerConfig
 from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
 from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.journal_apply import JournalApplier, check_behind
+from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.telemetry import Telemetry
@@ -409,6 +413,52 @@ class MemoryController:
         or nothing) and one vector removal per stage."""
         self._check_open()
         await self._writer.supersede_many(items)
+
+    async def keyed_facts(
+        self,
+        *,
+        subjects: Sequence[str] | None = None,
+        attributes: Sequence[str] | None = None,
+        namespace: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[MemoryRecord]:
+        """Keyed facts (metadata subject/attribute/value) ordered by key then validity time;
+        live ones only unless ``include_superseded`` (then every value a fact has had)."""
+        self._check_open()
+        return await self.record_store.keyed_facts(
+            subjects=subjects,
+            attributes=attributes,
+            namespace=namespace,
+            include_superseded=include_superseded,
+        )
+
+    # -- priming --------------------------------------------------------------------------------
+
+    async def prime(
+        self,
+        session_id: str,
+        *,
+        now: datetime | None = None,
+        config: PrimingConfig | None = None,
+        namespace: str | None = None,
+    ) -> Priming:
+        """What session ``session_id`` starts with: entities, known facts, insights, summaries
+        and earlier sessions' last turns, cut to ``config`` (default: this controller's
+        ``priming``) and its token budget (:mod:`remem.controller.priming`).
+
+        Pass the result to :meth:`remem.context.ContextAssembler.assemble` on every turn of
+        the session. ``namespace`` limits the primed insights and summaries (default: all)."""
+        self._check_open()
+        check_session_id(session_id)
+        cfg = config if config is not None else self.priming
+        sources = PrimingSources(self.graph_store, self.record_store, self.transcript_store)
+        return await prime_session(
+            sources,
+            cfg,
+            session_id=session_id,
+            now=now if now is not None else self.clock.now(),
+            namespace=namespace,
+        )
 
     # -- recall ---------------------------------------------------------------------------------
 

@@ -53,6 +53,14 @@ class ExtractedMemory:
     facts with the same subject and attribute and different values contradict each other; the
     consolidator supersedes the older. They are stored in the record's metadata under the keys
     ``"subject"``, ``"attribute"`` and ``"value"`` (subject and attribute lower-cased).
+
+    ``operation`` says what the statement does to the fact: ``"set"`` (the default: the value
+    holds from now on), ``"end"`` (the fact stopped holding and nothing replaces it — "Sam and
+    I split up", "I'm not vegan any more", "our cat Rex died"; ``value`` is the value that
+    ended, or ``"none"`` when it was not named) or ``"correct"`` (``value`` replaces a
+    misstatement, ``previous``, that was never true). Both are stored in the metadata under
+    ``"operation"`` and ``"previous"`` when they are not the defaults, so supersession can act
+    on them; ``previous`` is also the old name of a renamed thing.
     """
 
     text: str
@@ -62,6 +70,12 @@ class ExtractedMemory:
     subject: str | None = None
     attribute: str | None = None
     value: str | None = None
+    operation: str = "set"
+    previous: str | None = None
+
+
+FACT_OPERATIONS: frozenset[str] = frozenset({"set", "end", "correct"})
+"""The values of :attr:`ExtractedMemory.operation`."""
 
 
 @dataclass(frozen=True, slots=True)

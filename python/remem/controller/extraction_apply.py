@@ -34,6 +34,10 @@ def fact_key(memory: ExtractedMemory) -> dict[str, object]:
     }
     if memory.value is not None:
         key["value"] = memory.value
+    if memory.operation != "set":
+        key["operation"] = memory.operation
+    if memory.previous is not None:
+        key["previous"] = memory.previous
     return key
 
 

@@ -2,8 +2,11 @@
 
 - :class:`MemoryExtractor` — one model call with a JSON schema per window of turns; invalid
   output is repaired once, then rejected with the reason (never silently).
-- :class:`RuleExtractor` — no model: plain first-person English statements ("I moved to
-  Lisbon", "my sister is called Ana"); its module docstring lists what it cannot do.
+- :class:`RuleExtractor` — no model: a token grammar (:mod:`remem.extraction.grammar`) that
+  hears facts set, ended and corrected ("I moved to Lisbon", "Sam and I split up", "sorry,
+  Thursday, not Wednesday"); its module docstring lists what it cannot do.
+  :class:`RegexRuleExtractor` is the earlier one-regex-per-phrasing extractor, kept as the
+  benchmark baseline.
 - :data:`SINGLE_VALUED`, :data:`MULTI_VALUED`, :data:`ATTRIBUTES` — the fact vocabulary the
   consolidator compares facts by.
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from remem.extraction.llm import DEFAULT_EXTRACTION_MAX_TOKENS, MemoryExtractor
 from remem.extraction.prompt import SYSTEM_PROMPT, build_messages
+from remem.extraction.regex_rules import RegexRuleExtractor
 from remem.extraction.rules import RuleExtractor, Statement, extract_statements
 from remem.extraction.schema import RESPONSE_FORMAT, ExtractionOutput, to_result
 from remem.extraction.vocabulary import (
@@ -41,6 +45,7 @@ __all__ = [
     "USER",
     "ExtractionOutput",
     "MemoryExtractor",
+    "RegexRuleExtractor",
     "RuleExtractor",
     "Statement",
     "build_messages",

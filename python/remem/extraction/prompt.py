@@ -19,15 +19,29 @@ Answer with one JSON object with the keys entities, relationships, facts, insigh
 
 Rules:
 - Extract only what the user states as true about themselves or the people, places and things
-  in their life. Questions, hypotheticals ("if I moved to Rome"), plans, wishes and negations
-  ("I don't live in Paris") are not facts. What the assistant says is context, not a fact.
+  in their life. Questions ("should I quit?"), hypotheticals ("if I moved to Rome"), plans and
+  wishes ("I'd love to live in Tokyo") are not facts. A plain negation ("I don't live in
+  Paris") is not a fact either. What the assistant says is context, not a fact.
+- Facts about someone else go to that person: "my sister Ana moved to Rome" gives the user's
+  sibling Ana and Ana's city Rome (subject "Ana"); "my friend moved to Berlin" gives nothing
+  about the user. Never give another person's fact to "{USER}".
 - The person talking is "{USER}": use it as the subject of facts about them and as the source
   of their relationships.
 - facts: one per statement, {{"subject", "attribute", "value", "text"}}. Use these attribute
   names where they apply: {", ".join(ATTRIBUTES)}. Single-valued (a new value replaces the old):
   {", ".join(sorted(SINGLE_VALUED))}. Multi-valued: {", ".join(sorted(MULTI_VALUED))}.
-  value is short ("Lisbon", "design studio", "vegetarian"); text is one self-contained
-  sentence ("The user lives in Lisbon.").
+  value is short ("Lisbon", "design studio", "vegetarian"), only words the user said (never
+  a guess); text is one self-contained sentence ("The user lives in Lisbon.").
+- operation says how the fact changes: "set" for a value that holds from now on, including
+  news of a change ("so I've switched to pescatarian", "we've got the keys to the new place in
+  Leeds", "starting at Globex next week"); "end" when a fact stops holding with nothing in
+  its place ("I'm not doing keto any more", "I no longer smoke", "I quit my job", "Sam and I
+  split up", "our dog Rex died") — value is what ended, or "none" if unnamed; "correct" when
+  the user puts a misstatement right ("actually…", "I misspoke", "sorry, Thursday, not
+  Wednesday") — value is the right one and previous the wrong one. previous is also the old
+  name of something renamed ("we renamed Orion to Atlas": project Atlas, previous Orion);
+  null otherwise. A job change told in steps is two facts: employer Acme "end", employer
+  Globex "set". Ending one pet never ends another.
 - entities: the people, places, organisations, animals and events named, with a type
   (person, place, org, animal, event or thing). Include "{USER}" (type person) when it is the
   source of a relationship.

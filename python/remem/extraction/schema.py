@@ -7,7 +7,8 @@ The shape::
      "relationships": [{"source": "user", "relation": "lives_in", "target": "Lisbon",
                         "valid_from": "2026-04-01", "exclusive": true}],
      "facts":         [{"subject": "user", "attribute": "city", "value": "Lisbon",
-                        "text": "The user lives in Lisbon."}],
+                        "text": "The user lives in Lisbon.", "operation": "set",
+                        "previous": null}],
      "insights":      ["The user is settling into a new city."],
      "summary":       "The user moved to Lisbon last month."}
 
@@ -16,13 +17,20 @@ validator is more forgiving and treats a missing list as empty and a missing sum
 because a repair call for an omitted empty list is wasted. Anything else that does not fit —
 an unknown key, an empty name, a ``valid_from`` that is not an ISO date — is a validation error
 the extractor quotes back to the model once.
+
+A fact's ``operation`` says what the statement does: ``set`` (a value holds from now on — a
+move, a new job, a new pet), ``end`` (it stopped holding and nothing replaces it — "I'm not
+vegan any more", "Sam and I split up", "our dog Rex died"; ``value`` is what ended, or
+``"none"``) or ``correct`` (``value`` replaces a misstatement, ``previous``, that was never
+true — "sorry, Thursday, not Wednesday"). ``previous`` is also the old name of a renamed thing.
+A missing operation is ``set`` and a missing previous is null.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pydantic
 
@@ -120,6 +128,23 @@ class FactOut(_Out):
     attribute: str = pydantic.Field(min_length=1, max_length=60)
     value: str = pydantic.Field(min_length=1, max_length=500)
     text: str = pydantic.Field(min_length=1, max_length=2000, description="one sentence")
+    operation: Literal["set", "end", "correct"] = pydantic.Field(
+        default="set",
+        description="set: the value holds from now on; end: the fact stopped holding and "
+        "nothing replaces it (value = what ended, or none); correct: value replaces a "
+        "misstatement (previous)",
+    )
+    previous: str | None = pydantic.Field(
+        default=None,
+        max_length=500,
+        description="the misstated value a correction replaces, or the old name of a renamed "
+        "thing; null otherwise",
+    )
+
+    @pydantic.field_validator("previous")
+    @classmethod
+    def _previous(cls, value: str | None) -> str | None:
+        return value or None
 
     @pydantic.field_validator("attribute")
     @classmethod
@@ -191,8 +216,9 @@ def _mentions(text: str, names: list[str]) -> tuple[str, ...]:
 def to_result(output: ExtractionOutput) -> ExtractionResult:
     """Entities and relationships as given (a relation in :data:`EXCLUSIVE_RELATIONS` is
     exclusive whatever the model said); facts become keyed memories (kind ``fact``) linked to the
-    entities named by their subject or value; insights become ``insight`` memories and the
-    summary a ``summary`` memory, each linked to the entities its text mentions."""
+    entities named by their subject or value, with their operation and previous value;
+    insights become ``insight`` memories and the summary a ``summary`` memory, each linked to
+    the entities its text mentions."""
     names = list(dict.fromkeys(e.name for e in output.entities))
     known = {n.casefold(): n for n in names}
     relationships = tuple(
@@ -220,6 +246,8 @@ def to_result(output: ExtractionOutput) -> ExtractionResult:
                 subject=f.subject,
                 attribute=f.attribute,
                 value=f.value,
+                operation=f.operation,
+                previous=f.previous,
             )
         )
     for text in output.insights:

@@ -7,7 +7,10 @@ supersedes the older); a *multi-valued* attribute (a second pet, another hobby) 
 
 Decision where the shared contract was silent: ``parent`` and ``health`` are multi-valued (people
 have two parents and may have several conditions); ``name`` and ``age`` are added as
-single-valued attributes because people state them constantly.
+single-valued attributes because people state them constantly; ``habit``, ``project``,
+``relative``, ``friend`` and ``dislike`` are multi-valued (one fact per habit, project or
+person), ``email``, ``phone``, ``school`` and ``date`` (the day of an event: the subject is the
+event, "dentist appointment") single-valued.
 """
 
 from __future__ import annotations
@@ -46,10 +49,33 @@ ATTRIBUTES: tuple[str, ...] = (
     "preference",
     "favourite_food",
     "birthday",
+    "habit",
+    "email",
+    "phone",
+    "school",
+    "project",
+    "date",
+    "relative",
+    "friend",
+    "dislike",
 )
 
 MULTI_VALUED: frozenset[str] = frozenset(
-    {"hobby", "pet", "sibling", "parent", "child", "health", "allergy", "preference"}
+    {
+        "hobby",
+        "pet",
+        "sibling",
+        "parent",
+        "child",
+        "health",
+        "allergy",
+        "preference",
+        "habit",
+        "project",
+        "relative",
+        "friend",
+        "dislike",
+    }
 )
 """Attributes a new value adds to rather than replaces."""
 

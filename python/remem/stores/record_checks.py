@@ -153,20 +153,26 @@ def keyed_fact_filter(
     attributes: Sequence[str] | None,
     namespace: str | None,
     *,
+    include_superseded: bool = False,
     subject_expr: str,
     attribute_expr: str,
     in_list: str,
     placeholder: str,
 ) -> tuple[list[str], list[object]]:
     """The WHERE clauses and parameters of ``keyed_facts`` for either SQL backend (checked here,
-    once): live, not deleted, keyed, optionally within ``subjects``/``attributes``/``namespace``.
+    once): live (or, with ``include_superseded``, superseded too), not deleted, keyed, optionally
+    within ``subjects``/``attributes``/``namespace``.
 
     ``in_list`` is the backend's "expression is in the list parameter" form with ``{expr}`` and
     ``{p}`` holes (DuckDB ``list_contains({p}::VARCHAR[], {expr})``, PostgreSQL
     ``{expr} = ANY({p}::text[])``); ``placeholder`` its parameter marker.
     """
-    clauses = [
-        "superseded_by IS NULL",
+    if not isinstance(include_superseded, bool):
+        raise InvalidArgumentError(
+            f"include_superseded must be a bool, got {type(include_superseded).__name__}"
+        )
+    clauses = [] if include_superseded else ["superseded_by IS NULL"]
+    clauses += [
         "stage <> 'deleted'",
         f"{subject_expr} IS NOT NULL",
         f"{attribute_expr} IS NOT NULL",

@@ -47,7 +47,8 @@ class RecordStore(Protocol):
 
     Keyed facts (records whose ``metadata`` has ``subject`` and ``attribute``, see
     :func:`remem.controller.extraction_apply.fact_key`): ``keyed_facts`` returns the live ones
-    (not superseded, not deleted), optionally only those whose subject/attribute is in the given
+    (not superseded, not deleted; with ``include_superseded=True`` the superseded ones too — a
+    fact's history of values), optionally only those whose subject/attribute is in the given
     lists, in one query ordered by (namespace, subject, attribute, validity time, created_at,
     id), where validity time is ``valid_from`` or, when unset, ``lifecycle.created_at``.
     ``supersede_many`` applies many ``supersede`` calls in one transaction, all or nothing.
@@ -82,6 +83,7 @@ class RecordStore(Protocol):
         subjects: Sequence[str] | None = None,
         attributes: Sequence[str] | None = None,
         namespace: str | None = None,
+        include_superseded: bool = False,
     ) -> list[MemoryRecord]: ...
     async def delete(self, ids: Sequence[str]) -> int: ...
     async def aclose(self) -> None: ...

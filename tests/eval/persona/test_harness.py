@@ -39,7 +39,7 @@ async def test_llm_free_run_writes_a_complete_report(tmp_path: Path) -> None:
     assert (tmp_path / "raw-8" / run.plans[0].persona_id / "memory.duckdb").exists()
 
     summary = summarise(run)
-    assert [d.metric for d in summary.deltas] == ["recall", "stale_only"]
+    assert [d.metric for d in summary.deltas] == ["recall", "current_fact", "stale_only"]
     paths = write_report(run, summary)
     names = {p.name for p in paths}
     assert {"results.json", "report.md", "forgetting_curve.png", "categories.png"} <= names

@@ -31,7 +31,7 @@ async def test_the_whole_history_fits_in_time_order(tmp_path: Path) -> None:
             "[2026-03-04] user: Dana booked the river place.",
         ]
         assert lines[-1] == "User: Where do I live?"
-        assert prompt.tokens == remem.kernels.estimate_tokens_one(prompt.text)
+        assert prompt.tokens == remem.kernels.count_tokens_one(prompt.text)
         assert await baseline.answer("What is my cat called?") == "My cat is called Miso."
 
 

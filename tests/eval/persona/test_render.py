@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
 
 from remem.brains import ScriptedBrain
 from remem.eval.persona import BrainRenderer, generate_plans, mentions, render_plan
 from remem.eval.persona.render import template_turns
 from remem.extraction import extract_statements
+from remem.extraction.regex_rules import extract_statements as regex_statements
 
 # The textbook first-person forms a rule-based extractor is written for.
 CANONICAL = re.compile(
@@ -69,8 +73,8 @@ def test_articles_follow_the_value() -> None:
         assert " a architect" not in " ".join(texts)
 
 
-def test_the_rule_extractor_is_not_aligned_with_the_rendering() -> None:
-    """The real RuleExtractor recovers canonical sentences but few of the other styles."""
+def _recovery(extract: Callable[[str, datetime], list[Any]]) -> tuple[float, float, float]:
+    """(overall, canonical, other styles) share of events whose value the extractor finds."""
     recovered: dict[bool, list[bool]] = {True: [], False: []}
     for plan in generate_plans(10, seed=0):
         turns = render_plan(plan)
@@ -78,14 +82,28 @@ def test_the_rule_extractor_is_not_aligned_with_the_rendering() -> None:
             if event.value is None:
                 continue
             mine = [t for t in turns if t.event is event]
-            statements = [s for t in mine for s in extract_statements(t.text, t.at)]
+            statements = [s for t in mine for s in extract(t.text, t.at)]
             found = any(mentions(s.value, event.value) for s in statements)
             recovered[mine[0].style == "canonical"].append(found)
     everything = recovered[True] + recovered[False]
-    assert sum(everything) / len(everything) < 0.4
-    canonical_rate = sum(recovered[True]) / len(recovered[True])
-    other_rate = sum(recovered[False]) / len(recovered[False])
-    assert canonical_rate > 0.5 > other_rate + 0.3
+    return (
+        sum(everything) / len(everything),
+        sum(recovered[True]) / len(recovered[True]),
+        sum(recovered[False]) / len(recovered[False]),
+    )
+
+
+def test_the_rule_extractor_is_not_aligned_with_the_rendering() -> None:
+    """The regex rule extractor the harness was written against recovers canonical sentences
+    but few of the other styles; the grammar RuleExtractor recovers more of them, and still
+    not most (the rendering is not tuned to either)."""
+    overall, canonical, other = _recovery(regex_statements)
+    assert overall < 0.4
+    assert canonical > 0.5 > other + 0.3
+    g_overall, g_canonical, g_other = _recovery(extract_statements)
+    assert g_canonical > 0.5
+    assert other < g_other < 0.5
+    assert g_overall < 0.6
 
 
 async def test_brain_renderer_uses_the_model_and_falls_back_to_templates() -> None:

@@ -2,7 +2,8 @@
 
 Each user message is stored verbatim as a memory; the prompt is the question plus the ``k``
 best recalled messages (``k`` defaults to the companion's ``recall_k``, so the comparison is
-at equal recall depth). No extraction, no blocks, no supersession — so it finds old and new
+at equal recall depth), cut to ``budget`` exact tokens when one is given (the year horizon's
+equal prompt budget). No extraction, no blocks, no supersession — so it finds old and new
 values alike, which is exactly what the stale-only rate exposes. It also serves as a real
 (not mocked) companion for harness tests, running on real stores.
 
@@ -33,10 +34,16 @@ class RawRecallBaseline:
     """Stores raw user turns and answers from the top-``k`` recalled ones."""
 
     def __init__(
-        self, runtime: Runtime, *, k: int = _COMPANION_K, name: str = "raw-recall"
+        self,
+        runtime: Runtime,
+        *,
+        k: int = _COMPANION_K,
+        budget: int | None = None,
+        name: str = "raw-recall",
     ) -> None:
         self._runtime = runtime
         self._k = k
+        self._budget = budget
         self._name = name
 
     @property
@@ -55,9 +62,15 @@ class RawRecallBaseline:
         self, user_message: str, *, session_id: str = "default", now: datetime | None = None
     ) -> BaselinePrompt:
         hits = await self._runtime.controller.recall(user_message, k=self._k)
-        memory = "\n".join(f"- {hit.record.text}" for hit in hits)
-        text = f"Memories:\n{memory}\n\nUser: {user_message}"
-        return BaselinePrompt(text, kernels.estimate_tokens_one(text))
+        lines = [f"- {hit.record.text}" for hit in hits]
+        while True:  # the best hits that fit the budget (every hit when there is none)
+            text = "Memories:\n" + "\n".join(lines) + f"\n\nUser: {user_message}"
+            if self._budget is None:
+                return BaselinePrompt(text, kernels.estimate_tokens_one(text))
+            tokens = kernels.count_tokens_one(text)
+            if tokens <= self._budget or not lines:
+                return BaselinePrompt(text, tokens)
+            lines.pop()
 
     async def answer(
         self, question: str, *, session_id: str = "default", now: datetime | None = None

@@ -9,6 +9,11 @@ LLM-free score from ``build_prompt(question)``, and, when judges are configured,
 ``answer(question)`` judged by the :class:`JudgeEnsemble`. The clock then jumps
 ``delay_days`` ahead and the delayed subset is asked again.
 
+``horizon`` picks the personas' lives (:mod:`~remem.eval.persona.horizon`: ``weeks`` or
+``year``); ``budget``, when set, is the equal prompt budget every variant was built with
+(:func:`~remem.eval.persona.variants.resolve_variants`) — a prompt over it is recorded as an
+error of its variant, so "equal tokens" is checked, not assumed.
+
     run = await run_eval(EvalSettings(personas=3), [variant], out=Path("runs/x"))
     summarise(run)
 """
@@ -24,13 +29,14 @@ from typing import TextIO
 
 from remem.brains import Brain
 from remem.errors import InvalidArgumentError, RememError
+from remem.eval.persona.horizon import check_horizon, history_tokens, materialise
 from remem.eval.persona.judges import JudgeEnsemble
 from remem.eval.persona.llm_free import score_context
-from remem.eval.persona.plan import PersonaPlan, generate_plans
+from remem.eval.persona.plan import PersonaPlan
 from remem.eval.persona.progress import ProgressBar
 from remem.eval.persona.protocol import EvalCompanion, Variant
-from remem.eval.persona.quiz import Question, build_quiz
-from remem.eval.persona.render import BrainRenderer, RenderedTurn, render_plan
+from remem.eval.persona.quiz import Question
+from remem.eval.persona.render import BrainRenderer, RenderedTurn
 from remem.models import ManualClock
 from remem.runtime import Runtime
 
@@ -49,8 +55,14 @@ class EvalSettings:
     seed: int = 0
     delay_days: int = 10
     resamples: int = 1000
+    horizon: str = "weeks"
+    budget: int | None = None
+    """The equal prompt budget (tokens) the variants were built with; None: their own."""
 
     def __post_init__(self) -> None:
+        check_horizon(self.horizon)
+        if self.budget is not None and (isinstance(self.budget, bool) or self.budget < 200):
+            raise InvalidArgumentError(f"budget must be at least 200 tokens, got {self.budget}")
         if self.personas < 1:
             raise InvalidArgumentError(f"personas must be at least 1, got {self.personas}")
         if self.delay_days < 1:
@@ -95,6 +107,8 @@ class EvalRun:
     disagreement_rate: float | None = None
     elapsed_s: float = 0.0
     rendered_by: str = "templates"
+    history_tokens: list[int] = field(default_factory=list)
+    """Per persona, exact tokens of the whole history (the ``whole-history`` rendering)."""
 
 
 async def run_eval(
@@ -113,15 +127,20 @@ async def run_eval(
     names = [v.name for v in variants]
     if len(set(names)) != len(names):
         raise InvalidArgumentError(f"variant names must be unique, got {names}")
+    if renderer is not None and settings.horizon != "weeks":
+        raise InvalidArgumentError(
+            "a model renders only the weeks horizon; drop --render-with-brain for the year"
+        )
     started = time.perf_counter()
-    plans = generate_plans(settings.personas, seed=settings.seed, days=settings.days)
-    conversations: list[list[RenderedTurn]] = []
-    for plan in plans:
-        if renderer is not None:
-            conversations.append(await renderer.render(plan, seed=settings.seed))
-        else:
-            conversations.append(render_plan(plan, seed=settings.seed))
-    quizzes = [build_quiz(p, delay_days=settings.delay_days, seed=settings.seed) for p in plans]
+    plans, conversations, quizzes = materialise(
+        settings.horizon,
+        personas=settings.personas,
+        days=settings.days,
+        seed=settings.seed,
+        delay_days=settings.delay_days,
+    )
+    if renderer is not None:
+        conversations = [await renderer.render(plan, seed=settings.seed) for plan in plans]
     probe = brain_factory()
     run = EvalRun(
         settings,
@@ -130,6 +149,7 @@ async def run_eval(
         [],
         plans,
         rendered_by="templates" if renderer is None else "model",
+        history_tokens=[history_tokens(c) for c in conversations],
     )
     await probe.aclose()
     steps = sum(len(c) + len(q) for c, q in zip(conversations, quizzes, strict=True))
@@ -139,6 +159,13 @@ async def run_eval(
         for plan, turns, quiz in zip(plans, conversations, quizzes, strict=True):
             bar.note = plan.persona_id
             await _one_persona(variant, plan, turns, quiz, out, brain_factory, judges, result, bar)
+        if settings.budget is not None:
+            over = [r for r in result.rows if r.tokens > settings.budget]
+            result.errors.extend(
+                f"{r.question.id}: prompt of {r.tokens} tokens is over the equal budget of "
+                f"{settings.budget}"
+                for r in over
+            )
         bar.close()
         run.variants.append(result)
     if judges is not None:

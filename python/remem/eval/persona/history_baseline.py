@@ -24,7 +24,7 @@ from remem.eval.persona.baseline import BaselinePrompt
 from remem.models import TranscriptEntry
 from remem.runtime import Runtime
 
-__all__ = ["WholeHistoryBaseline"]
+__all__ = ["WholeHistoryBaseline", "history_line"]
 
 _DEFAULT = CompanionConfig()
 _BUDGET = _DEFAULT.budget - _DEFAULT.output_reserve
@@ -72,18 +72,22 @@ class WholeHistoryBaseline:
     async def build_prompt(
         self, user_message: str, *, session_id: str = "default", now: datetime | None = None
     ) -> BaselinePrompt:
+        """The question after the newest lines that fit ``budget`` exact ``o200k_base`` tokens
+        (the figure companions are held to), oldest first."""
         question = f"User: {user_message}"
-        lines = [f"[{e.created_at:%Y-%m-%d}] user: {e.user_message}" for e in await self._history()]
-        costs = kernels.estimate_tokens([question, *lines]) if lines else [0]
-        left = self._budget - int(costs[0])
-        kept: list[str] = []
-        for line, cost in zip(reversed(lines), reversed(costs[1:]), strict=True):
-            if cost > left:
-                break
-            kept.append(line)
-            left -= int(cost)
-        text = "History:\n" + "\n".join(reversed(kept)) + f"\n\n{question}"
-        return BaselinePrompt(text, kernels.estimate_tokens_one(text))
+        lines = [history_line(e.created_at, e.user_message) for e in await self._history()]
+        costs = kernels.count_tokens([question, *lines]).tolist()
+        left = self._budget - costs[0] - 4  # "History:" and the blank line before the question
+        start = len(lines)
+        while start > 0 and costs[start] + 1 <= left:  # + 1: the newline joining the lines
+            start -= 1
+            left -= costs[start + 1] + 1
+        while True:  # joins can tokenize differently; drop the oldest line until it fits
+            text = "History:\n" + "\n".join(lines[start:]) + f"\n\n{question}"
+            tokens = kernels.count_tokens_one(text)
+            if tokens <= self._budget or start == len(lines):
+                return BaselinePrompt(text, tokens)
+            start += 1
 
     async def answer(
         self, question: str, *, session_id: str = "default", now: datetime | None = None
@@ -107,6 +111,11 @@ _ANSWER_SYSTEM = (
     "Answer the user's question from the conversation history above it. Be brief; if the "
     "history does not say, answer that you don't know."
 )
+
+
+def history_line(at: datetime, text: str) -> str:
+    """One turn as the baseline shows it: ``[2026-03-05] user: …``."""
+    return f"[{at:%Y-%m-%d}] user: {text}"
 
 
 def _words(text: str) -> set[str]:

@@ -3,7 +3,8 @@
 Per question (:func:`score_context`):
 
 - ``recall`` — some evidence value (the current ground truth, or an alias) appears in the
-  assembled prompt; ``None`` when the question has no evidence (unanswerable controls);
+  assembled prompt — on a line that also names a ``near`` value when the question has them;
+  ``None`` when the question has no evidence (unanswerable controls);
 - ``stale_only`` — a superseded or misstated value appears and no evidence does: the companion
   would be led to the old answer; ``None`` when the question has no stale values;
 - ``tokens`` and ``latency_ms`` of building the prompt.
@@ -39,7 +40,14 @@ def score_context(
     question: Question, context: str, *, tokens: int, latency_ms: float
 ) -> ContextScore:
     """Score one assembled context against ``question``'s ground truth (see module docstring)."""
-    found = mentions_any(context, question.evidence) if question.evidence else None
+    found: bool | None = None
+    if question.evidence and question.near:
+        found = any(
+            mentions_any(line, question.evidence) and mentions_any(line, question.near)
+            for line in context.splitlines()
+        )
+    elif question.evidence:
+        found = mentions_any(context, question.evidence)
     stale_only: bool | None = None
     if question.stale and question.evidence:
         stale_only = not found and mentions_any(context, question.stale)

@@ -13,7 +13,9 @@ Event kinds:
   new partner;
 - ``add`` — another value of a multi-valued fact (a new hobby, a new pet);
 - ``misstatement`` — the user states a wrong value (a slip), which a later ``correction``
-  replaces; the misstated value was *never* true, so it is stale but not a "previous" value.
+  replaces; the misstated value was *never* true, so it is stale but not a "previous" value;
+- ``restate`` — the current value mentioned again in passing (year horizon only,
+  :mod:`~remem.eval.persona.year_plan`); it changes nothing.
 
     plan = generate_plan(seed=7, index=0, days=24)
     plan.current("city")        # "Porto"
@@ -41,7 +43,7 @@ __all__ = [
     "generate_plans",
 ]
 
-EventKind = Literal["initial", "update", "end", "add", "misstatement", "correction"]
+EventKind = Literal["initial", "update", "end", "add", "misstatement", "correction", "restate"]
 
 SINGLE_VALUED = frozenset(
     {

@@ -9,7 +9,10 @@ Categories:
 - ``when_changed`` — the date of a change; the evidence is the date written out;
 - ``still_holds`` — "Do I still live in Lisbon?": yes (evidence: the value) or no (evidence: the
   new value; the old one is stale);
-- ``unanswerable`` — something the plan never states; the right answer says so.
+- ``unanswerable`` — something the plan never states; the right answer says so;
+- ``long_gap`` (only with ``long_gap_days``, the year horizon) — a ``current`` question whose
+  value was said in exactly one event of the plan, at least ``long_gap_days`` before the
+  question, and never again (:func:`said_once`).
 
 Questions are asked the day after the plan's last day; a delayed subset (current, corrected,
 still_holds) is asked again ``delay_days`` later — the forgetting curve's second point.
@@ -28,13 +31,14 @@ from typing import Any, Literal
 from remem.eval.persona.plan import PersonaPlan
 from remem.eval.persona.values import UNANSWERABLE
 
-__all__ = ["CATEGORIES", "Category", "Question", "build_quiz"]
+__all__ = ["CATEGORIES", "CURRENT_FACT", "Category", "Question", "build_quiz", "said_once"]
 
 Category = Literal[
-    "current", "corrected", "previous", "when_changed", "still_holds", "unanswerable"
+    "current", "long_gap", "corrected", "previous", "when_changed", "still_holds", "unanswerable"
 ]
 CATEGORIES: tuple[Category, ...] = (
     "current",
+    "long_gap",
     "corrected",
     "previous",
     "when_changed",
@@ -77,8 +81,10 @@ _STILL = {
     "partner": "Am I still with {v}?",
     "diet": "Am I still {v}?",
 }
+CURRENT_FACT: frozenset[str] = frozenset({"current", "long_gap", "corrected"})
+"""The categories that ask for a value as it is now (the "current-fact" figure of a report)."""
 _Add = Callable[..., None]
-_DELAYED: frozenset[str] = frozenset({"current", "corrected", "still_holds"})
+_DELAYED: frozenset[str] = frozenset({"current", "long_gap", "corrected", "still_holds"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +94,9 @@ class Question:
     ``answer`` is the gold answer in words (for judges); ``accepted`` the values a correct
     answer names (any one); ``evidence`` the values whose presence in the assembled context
     counts as recall (empty: recall does not apply); ``stale`` superseded or misstated values;
-    ``stated_day`` the day the evidence was last stated; ``ask_day`` when the question is asked.
+    ``stated_day`` the day the evidence was last stated; ``ask_day`` when the question is asked;
+    ``near`` (year horizon, ``when_changed``): an evidence value counts only on a line that
+    also names one of these values — a date on a line about something else is not the answer.
     """
 
     id: str
@@ -103,6 +111,7 @@ class Question:
     stated_day: int | None
     ask_day: int
     delayed: bool = False
+    near: tuple[str, ...] = ()
 
     @property
     def age_days(self) -> int | None:
@@ -110,8 +119,16 @@ class Question:
         return None if self.stated_day is None else self.ask_day - self.stated_day
 
 
-def build_quiz(plan: PersonaPlan, *, delay_days: int = 10, seed: int = 0) -> list[Question]:
-    """Every question for ``plan``: immediate ones, then the delayed re-asks."""
+def build_quiz(
+    plan: PersonaPlan, *, delay_days: int = 10, seed: int = 0, long_gap_days: int | None = None
+) -> list[Question]:
+    """Every question for ``plan``: immediate ones, then the delayed re-asks.
+
+    With ``long_gap_days`` (the year horizon), a ``current`` question whose one evidence value
+    :func:`said_once` at least that many days before the question is a ``long_gap`` question
+    instead, and a ``when_changed`` date counts only beside the value it is asked about
+    (``near``); without it the weeks horizon keeps its original scoring.
+    """
     rng = random.Random(f"remem-quiz:{plan.persona_id}:{seed}")
     ask = plan.days
     out: list[Question] = []
@@ -194,12 +211,30 @@ def build_quiz(plan: PersonaPlan, *, delay_days: int = 10, seed: int = 0) -> lis
             stale=(),
             stated_day=None,
         )
+    if long_gap_days is not None:
+        out = [_long_gap(plan, q, long_gap_days) for q in out]
+    else:
+        out = [replace(q, near=()) for q in out]
     delayed = [
         replace(q, id=f"{q.id}+{delay_days}d", ask_day=ask + delay_days, delayed=True)
         for q in out
         if q.category in _DELAYED
     ]
     return out + delayed
+
+
+def said_once(plan: PersonaPlan, value: str) -> bool:
+    """True when exactly one event of ``plan`` names ``value`` (as its value or the value it
+    replaces): the user said it once and never again."""
+    return sum(1 for e in plan.events if value in (e.value, e.previous)) == 1
+
+
+def _long_gap(plan: PersonaPlan, q: Question, days: int) -> Question:
+    if q.category != "current" or len(q.evidence) != 1 or q.stated_day is None:
+        return q
+    if q.ask_day - q.stated_day < days or not said_once(plan, q.evidence[0]):
+        return q
+    return replace(q, id=q.id.replace(":current:", ":long_gap:", 1), category="long_gap")
 
 
 def _multi_valued(add: _Add, plan: PersonaPlan) -> None:
@@ -215,11 +250,18 @@ def _multi_valued(add: _Add, plan: PersonaPlan) -> None:
         stale=(),
         stated_day=max(e.day for e in hobbies if e.kind == "initial"),
     )
+    gone = {e.previous for e in plan.events if e.attribute == "pet" and e.kind == "end"}
     for event in plan.events:
-        if event.value is None:
+        if event.value is None or event.value in gone:
             continue
         if event.attribute in ("pet", "sibling"):
             new = " new" if event.kind == "add" else ""
+            # A pet that replaces one that died: the old name is the stale answer.
+            lost = tuple(
+                e.previous
+                for e in plan.events
+                if e.kind == "end" and e.qualifier == event.qualifier and e.previous is not None
+            )
             add(
                 "current",
                 event.attribute,
@@ -227,7 +269,7 @@ def _multi_valued(add: _Add, plan: PersonaPlan) -> None:
                 event.value,
                 accepted=(event.value,),
                 evidence=(event.value,),
-                stale=(),
+                stale=lost if event.attribute == "pet" else (),
                 stated_day=event.day,
             )
         if event.kind == "add" and event.attribute == "hobby":
@@ -257,6 +299,7 @@ def _when(add: _Add, plan: PersonaPlan, attribute: str, value: str, day: int) ->
         evidence=(spoken, date.date().isoformat()),
         stale=(),
         stated_day=day,
+        near=(value,),
     )
 
 

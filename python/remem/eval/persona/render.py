@@ -18,16 +18,26 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from remem.brains import Brain, Message
 from remem.eval.persona.matching import mentions
 from remem.eval.persona.plan import FactEvent, PersonaPlan
-from remem.eval.persona.templates import SMALL_TALK, STYLE_WEIGHTS, TEMPLATES
+from remem.eval.persona.templates import SMALL_TALK, STYLE_WEIGHTS, TEMPLATES, Template
 from remem.eval.persona.values import POOLS, aliases_of
 
-__all__ = ["EVENING", "TURN_GAP", "BrainRenderer", "RenderedTurn", "describe", "render_plan"]
+__all__ = [
+    "EVENING",
+    "TURN_GAP",
+    "BrainRenderer",
+    "RenderedTurn",
+    "describe",
+    "place_day",
+    "render_plan",
+    "template_turns",
+]
 
 EVENING = timedelta(hours=19)
 """Conversations happen at 19:00 simulated time, one turn every :data:`TURN_GAP`."""
@@ -61,14 +71,18 @@ def render_plan(plan: PersonaPlan, *, seed: int = 0) -> list[RenderedTurn]:
             groups.append([(_small_talk(rng, template, lures), "smalltalk", None)])
         rng.shuffle(groups)
         flat = [item for group in groups for item in group]
-        turns.extend(_place(plan, day, flat))
+        turns.extend(place_day(plan, day, flat))
     return turns
 
 
-def template_turns(event: FactEvent, rng: random.Random) -> tuple[str, list[str]]:
+def template_turns(
+    event: FactEvent,
+    rng: random.Random,
+    templates: Mapping[str, Mapping[str, Sequence[Template]]] = TEMPLATES,
+) -> tuple[str, list[str]]:
     """``(style, texts)`` for one event: one text, or two for a split template."""
     kind = "initial" if event.kind == "misstatement" else event.kind
-    options = TEMPLATES[event.attribute][kind]
+    options = templates[event.attribute][kind]
     styles = sorted({style for style, _ in options})
     style = rng.choices(styles, weights=[STYLE_WEIGHTS[s] for s in styles])[0]
     _, text = rng.choice([t for t in options if t[0] == style])
@@ -99,9 +113,10 @@ def _small_talk(rng: random.Random, template: str, lures: dict[str, list[str]]) 
     return template.format(**{k: rng.choice(v) for k, v in lures.items()})
 
 
-def _place(
+def place_day(
     plan: PersonaPlan, day: int, items: list[tuple[str, str, FactEvent | None]]
 ) -> list[RenderedTurn]:
+    """A day's ``(text, style, event)`` items as turns of its evening session, in order."""
     base = plan.date_of(day) + EVENING
     return [
         RenderedTurn(
@@ -115,6 +130,10 @@ def describe(event: FactEvent) -> str:
     """The fact an event conveys, in plain words (for a model writing the turn, and reports)."""
     q = f" ({event.qualifier})" if event.qualifier else ""
     attribute = event.attribute.replace("_", " ")
+    if event.kind == "end" and event.attribute == "pet":
+        return f"their {event.qualifier} {event.previous} died"
+    if event.kind == "restate":
+        return f"something about their day that mentions their {attribute}, {event.value}"
     if event.kind == "end":
         return f"they broke up with their partner {event.previous}"
     if event.kind == "correction":

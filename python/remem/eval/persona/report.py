@@ -44,9 +44,11 @@ def results_dict(run: EvalRun, summary: Summary) -> dict[str, Any]:
                 "recall": _ci(s.recall),
                 "recall_immediate": _ci(s.recall_immediate),
                 "recall_delayed": _ci(s.recall_delayed),
+                "recall_current_fact": _ci(s.recall_current_fact),
                 "stale_only": _ci(s.stale_only),
                 "pass_rate": _ci(s.passed),
                 "tokens_mean": s.tokens_mean,
+                "tokens_max": s.tokens_max,
                 "prompt_ms_p50_p95": list(s.prompt_ms),
                 "turn_ms_p50_p95": list(s.turn_ms),
                 "recall_by_category": {c: _ci(i) for c, i in s.recall_by_category.items()},
@@ -65,6 +67,8 @@ def results_dict(run: EvalRun, summary: Summary) -> dict[str, Any]:
         "judges_same_family": run.judges_same_family,
         "disagreement_rate": run.disagreement_rate,
         "elapsed_s": run.elapsed_s,
+        "history_tokens": run.history_tokens,
+        "history_to_budget": _ratios(run),
         "personas": [
             {"id": p.persona_id, "name": p.name, "events": len(p.events)} for p in run.plans
         ],
@@ -87,6 +91,7 @@ def _row(r: Any) -> dict[str, Any]:
         "question": q.text,
         "answer_expected": q.answer,
         "evidence": list(q.evidence),
+        "near": list(q.near),
         "stale": list(q.stale),
         "age_days": q.age_days,
         "delayed": q.delayed,
@@ -112,26 +117,51 @@ def write_report(run: EvalRun, summary: Summary) -> list[Path]:
     return [results, report, *plots]
 
 
+def _ratios(run: EvalRun) -> list[float] | None:
+    budget = run.settings.budget
+    return None if budget is None else [round(t / budget, 2) for t in run.history_tokens]
+
+
 def _header(run: EvalRun) -> str:
     s = run.settings
+    horizon = "" if s.horizon == "weeks" else f"{s.horizon} horizon, "
     return (
-        f"{s.personas} personas x {s.days} days (+{s.delay_days}-day delayed quiz), "
+        f"{horizon}{s.personas} personas x {s.days} days (+{s.delay_days}-day delayed quiz), "
         f"seed {s.seed}, brain {run.brain}, rendered by {run.rendered_by}, "
         f"{run.elapsed_s:.1f} s"
     )
+
+
+def _budget_lines(run: EvalRun) -> list[str]:
+    """How the prompt budget compares with the histories (the point of the year horizon)."""
+    tokens = run.history_tokens
+    if not tokens:
+        return []
+    sizes = f"{min(tokens):,}-{max(tokens):,}" if len(tokens) > 1 else f"{tokens[0]:,}"
+    budget = run.settings.budget
+    if budget is None:
+        return [f"History per persona: {sizes} tokens; each variant uses its own budget."]
+    ratios = _ratios(run) or []
+    return [
+        f"Equal prompt budget: {budget:,} tokens for every variant (the rendered prompt, exact "
+        "o200k_base; 'max tok' is the largest used).",
+        f"History per persona: {sizes} tokens = {min(ratios):.1f}-{max(ratios):.1f}x the budget.",
+    ]
 
 
 def format_table(run: EvalRun, summary: Summary) -> str:
     """The table ``remem eval`` prints: one line per variant, then deltas and categories."""
     judged = any(v.passed is not None for v in summary.variants)
     head = f"{'variant':<14}{'recall %':<22}{'@+' + str(run.settings.delay_days) + 'd %':<22}"
-    head += f"{'stale-only %':<21}{'tokens':>7}{'prompt p50/p95 ms':>19}{'turn p50/p95 ms':>17}"
+    head += f"{'current-fact %':<22}{'stale-only %':<21}{'tokens':>7}{'max tok':>8}"
+    head += f"{'prompt p50/p95 ms':>19}{'turn p50/p95 ms':>17}"
     if judged:
         head += f"  {'judged pass %':<22}"
-    lines = [f"remem eval: {_header(run)}", "", head]
+    lines = [f"remem eval: {_header(run)}", *_budget_lines(run), "", head]
     for v in summary.variants:
         line = f"{v.name:<14}{_pct(v.recall):<22}{_pct(v.recall_delayed):<22}"
-        line += f"{_pct(v.stale_only):<21}{v.tokens_mean:>7.0f}"
+        line += f"{_pct(v.recall_current_fact):<22}"
+        line += f"{_pct(v.stale_only):<21}{v.tokens_mean:>7.0f}{v.tokens_max:>8}"
         line += f"{_ms(v.prompt_ms):>19}{_ms(v.turn_ms):>17}"
         if judged:
             line += f"  {_pct(v.passed):<22}"
@@ -141,7 +171,7 @@ def format_table(run: EvalRun, summary: Summary) -> str:
         base = summary.deltas[0].baseline
         lines += ["", f"Deltas vs {base} (percentage points, paired 95% CI):"]
         for d in summary.deltas:
-            lines.append(f"  {d.variant:<14}{d.metric:<12}{d.interval.format(100)}")
+            lines.append(f"  {d.variant:<14}{d.metric:<14}{d.interval.format(100)}")
     if run.judges:
         rate = run.disagreement_rate
         lines += ["", f"Judges: {', '.join(run.judges)}"]
@@ -161,6 +191,8 @@ def _ms(pair: tuple[float, float]) -> str:
 
 def _category_table(variants: list[VariantSummary]) -> str:
     cats = [c for c in CATEGORIES if c != "unanswerable"]
+    present = {c for v in variants for c, i in v.recall_by_category.items() if i is not None}
+    cats = [c for c in cats if c in present]
     rows = [f"  {'variant':<14}" + "".join(f"{c.replace('_', ' '):>14}" for c in cats)]
     for v in variants:
         cells = "".join(
@@ -178,8 +210,11 @@ def _markdown(run: EvalRun, summary: Summary, plots: list[Path]) -> str:
         _header(run),
         "",
         "Context recall: the current ground-truth value appears in the prompt the companion "
-        "would answer from. Stale-only: a superseded or misstated value appears without the "
-        "current one. Intervals are 95% bootstrap intervals; deltas are paired by question.",
+        "would answer from. Current-fact: recall on the questions asking for a value as it is "
+        "now (current, long-gap, corrected). Long-gap: a fact said once, at least 30 days "
+        "before the question, never repeated. Stale-only: a superseded or misstated value "
+        "appears without the current one. Intervals are 95% bootstrap intervals; deltas are "
+        "paired by question.",
         "",
         "```",
         format_table(run, summary),

@@ -446,11 +446,13 @@ class DuckDBRecordStore(DuckDBStore):
         subjects: Sequence[str] | None = None,
         attributes: Sequence[str] | None = None,
         namespace: str | None = None,
+        include_superseded: bool = False,
     ) -> list[MemoryRecord]:
         clauses, params = keyed_fact_filter(
             subjects,
             attributes,
             namespace,
+            include_superseded=include_superseded,
             subject_expr=_SUBJECT,
             attribute_expr=_ATTRIBUTE,
             in_list="list_contains({p}::VARCHAR[], {expr})",

@@ -380,11 +380,13 @@ class PostgresRecordStore(PostgresStore):
         subjects: Sequence[str] | None = None,
         attributes: Sequence[str] | None = None,
         namespace: str | None = None,
+        include_superseded: bool = False,
     ) -> list[MemoryRecord]:
         clauses, params = keyed_fact_filter(
             subjects,
             attributes,
             namespace,
+            include_superseded=include_superseded,
             subject_expr=_SUBJECT,
             attribute_expr=_ATTRIBUTE,
             in_list="{expr} = ANY({p}::text[])",

@@ -7,13 +7,10 @@ an import-time fetch (litellm's price map), a telemetry ping or a vocabulary dow
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 import remem
 
@@ -53,10 +50,6 @@ print(peer.count(), peer.recall(query)[:1], attempts)
 """
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("friday_memory") is None,
-    reason="friday-framework-memory is not installed (pip install -e '.[bench]')",
-)
 def test_friday_peer_recalls_the_planted_memory_without_touching_the_network(
     tmp_path: Path,
 ) -> None:

@@ -1,0 +1,172 @@
+"""FactTimeline: the values a keyed fact has had, so a prompt never shows an old one as current.
+
+A keyed fact is a record whose metadata has ``subject`` and ``attribute`` (and ``value``): "user"
+/ "diet" / "vegetarian". Supersession (the consolidator) ends a value — ``superseded_by`` names
+its successor and ``valid_to`` when it stopped holding; a negation sets ``valid_to`` with no
+successor. Built from every value of the keys (``keyed_facts(include_superseded=True)``, ordered
+by key then validity time), the timeline answers, for a recalled memory:
+
+* :meth:`FactTimeline.note_for_record` — a keyed fact itself: ``"current; before: vegetarian
+  2026-03-03 to 2026-03-14"`` when the key had earlier values (else None: nothing to say);
+* :meth:`FactTimeline.current_in_turn` — a message or turn that stated the value holding now
+  of a fact that has had others: ``"current diet"``;
+* :meth:`FactTimeline.earlier_in_turn` — a message or turn that *stated* a value which no longer
+  holds (the extracted record's ``provenance.parent_ids`` names the turn): the note
+  ``"earlier: diet now pescatarian (since 2026-03-14, 9 days ago)"`` or ``"no longer true
+  since …"`` for a value that ended without a successor, and the current records, so that a
+  caller dropping the old statement can show the current value instead.
+
+A value is current when it has neither ``superseded_by`` nor a ``valid_to`` at or before now;
+several values of one key can be current at once (two dogs: "pet" is not single-valued) — only
+supersession decides, never the order of values.
+
+    timeline = FactTimeline.from_records(records, now=now)
+    timeline.earlier_in_turn("turn-7")   # [] when everything turn-7 said still holds
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from remem.models import MemoryRecord, require_aware
+
+__all__ = ["EarlierValue", "FactTimeline", "format_age"]
+
+_Key = tuple[str, str, str]  # namespace, subject, attribute
+
+
+def format_age(at: datetime, now: datetime) -> str:
+    """How long before ``now`` ``at`` was, in words a model reads at a glance: ``today``,
+    ``yesterday``, ``9 days ago``, ``5 weeks ago``, ``14 months ago`` (``in the future`` for a
+    later ``at``)."""
+    days = (now.date() - at.date()).days
+    if days < 0:
+        return "in the future"
+    if days == 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days < 35:
+        return f"{days} days ago"
+    if days < 365:
+        return f"{days // 7} weeks ago"
+    return f"{days // 30} months ago"
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierValue:
+    """A value stated in a turn that no longer holds: what to say, and what holds instead."""
+
+    record: MemoryRecord
+    note: str
+    current: tuple[MemoryRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    record: MemoryRecord
+    key: _Key
+    value: str
+    held_from: datetime
+    held_to: datetime | None
+    current: bool
+
+
+class FactTimeline:
+    """The values of keyed facts by key (see the module docstring)."""
+
+    __slots__ = ("_by_id", "_by_key", "_by_turn", "now")
+
+    def __init__(self, values: Sequence[_Value], now: datetime) -> None:
+        self.now = now
+        self._by_id = {v.record.id: v for v in values}
+        self._by_key: dict[_Key, list[_Value]] = {}
+        self._by_turn: dict[str, list[_Value]] = {}
+        for v in sorted(values, key=lambda v: (v.held_from, v.record.id)):
+            self._by_key.setdefault(v.key, []).append(v)
+            for turn_id in v.record.provenance.parent_ids:
+                self._by_turn.setdefault(turn_id, []).append(v)
+
+    @classmethod
+    def from_records(cls, records: Iterable[MemoryRecord], *, now: datetime) -> FactTimeline:
+        """The timeline of ``records`` (keyed facts, superseded ones included) at ``now``;
+        records without a subject and attribute are ignored."""
+        now = require_aware(now)
+        values: list[_Value] = []
+        for r in records:
+            subject, attribute = r.metadata.get("subject"), r.metadata.get("attribute")
+            if not isinstance(subject, str) or not isinstance(attribute, str):
+                continue
+            value = r.metadata.get("value")
+            ended = r.valid_to is not None and r.valid_to <= now
+            values.append(
+                _Value(
+                    record=r,
+                    key=(r.namespace, subject, attribute),
+                    value=value if isinstance(value, str) and value else r.text,
+                    held_from=r.valid_from or r.lifecycle.created_at,
+                    held_to=r.valid_to,
+                    current=r.superseded_by is None and not ended,
+                )
+            )
+        return cls(values, now)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def note_for_record(self, record_id: str) -> str | None:
+        """For a current keyed fact with earlier values: ``"current; before: X <from> to <to>"``
+        (the two most recent earlier values); None otherwise."""
+        v = self._by_id.get(record_id)
+        if v is None or not v.current:
+            return None
+        earlier = [e for e in self._by_key[v.key] if not e.current and e.held_from <= v.held_from]
+        if not earlier:
+            return None
+        parts = [f"{e.value} {e.held_from:%Y-%m-%d} to {_until(e, v)}" for e in earlier[-2:]]
+        return "current; before: " + ", ".join(parts)
+
+    def current_in_turn(self, turn_id: str) -> str | None:
+        """``"current <attribute>"`` (``"current diet, current city"``) when turn ``turn_id``
+        stated a value that holds now of a fact with earlier values; None otherwise."""
+        notes = [
+            f"current {v.key[2].replace('_', ' ')}"
+            for v in self._by_turn.get(turn_id, ())
+            if v.current and any(not e.current for e in self._by_key[v.key])
+        ]
+        return ", ".join(dict.fromkeys(notes)) or None
+
+    def earlier_in_turn(self, turn_id: str) -> list[EarlierValue]:
+        """The values turn ``turn_id`` stated that no longer hold, each with its note and the
+        key's current records (empty when the fact ended with no successor)."""
+        out: list[EarlierValue] = []
+        for v in self._by_turn.get(turn_id, ()):
+            if v.current:
+                continue
+            current = [c for c in self._by_key[v.key] if c.current]
+            out.append(EarlierValue(v.record, self._earlier_note(v, current), _records(current)))
+        return out
+
+    def _earlier_note(self, v: _Value, current: Sequence[_Value]) -> str:
+        attribute = v.key[2].replace("_", " ")
+        if not current:
+            ended = v.held_to or self.now
+            return f"no longer true since {ended:%Y-%m-%d} ({format_age(ended, self.now)})"
+        latest = current[-1]
+        values = " and ".join(c.value for c in current)
+        since = latest.held_from
+        return (
+            f"earlier: {attribute} now {values} (since {since:%Y-%m-%d}, "
+            f"{format_age(since, self.now)})"
+        )
+
+
+def _until(earlier: _Value, successor: _Value) -> str:
+    end = earlier.held_to or successor.held_from
+    return f"{end:%Y-%m-%d}"
+
+
+def _records(values: Sequence[_Value]) -> tuple[MemoryRecord, ...]:
+    return tuple(v.record for v in values)

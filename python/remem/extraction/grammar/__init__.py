@@ -1,0 +1,15 @@
+"""The extraction grammar behind :class:`~remem.extraction.RuleExtractor`.
+
+- :mod:`.tokens` — the clause tokeniser (Unicode names, contractions, e-mails, phones);
+- :mod:`.pattern` — token patterns with named slots (``{who} @adv* moved|relocated to
+  {v:place}``), compiled once, indexed by first and rarest required word;
+- :mod:`.slots` — what each slot type reads (place, org, name, diet, date, the subject …);
+- :mod:`.lexicon` — the word classes (``@move``, ``@animal`` …);
+- :mod:`.rule` and :mod:`.tables` — one declarative table per kind of fact, rows saying SET
+  or END and what a negation does;
+- :mod:`.engine` — the guards (subject, question, hypothetical, negation) and statements;
+- :mod:`.corrections` — CORRECT: misstatements put right ("sorry, Thursday, not Wednesday").
+
+To teach it a phrasing, add a row to the kind's table (or a word to a class); the corpus test
+(``tests/extraction/test_corpus.py``) says whether precision held.
+"""

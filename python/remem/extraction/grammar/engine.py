@@ -1,0 +1,463 @@
+"""The grammar engine: tables of token patterns applied to a message, with the guards.
+
+For each sentence that is not a question, for each clause: leading discourse words ("so",
+"lol", "btw", "update:") and a leading time phrase are skipped; the rules whose pattern can
+start with the clause's first token are tried there (a first-token index), and the ``scan``
+rules at every token. A match becomes a :class:`Statement` unless a guard drops it:
+
+- **subject** — "my friend moved to Berlin" (someone unnamed, "she", "you") is dropped; "Ana
+  moved to Berlin" is a fact about Ana (subject "Ana"), never about the user;
+- **question** — a sentence that ends with "?" or starts like one ("should I quit");
+- **hypothetical** — a plan, wish or condition before the value in the sentence ("if",
+  "would", "I'd", "maybe", "thinking of", "planning" …);
+- **negation** — "not", "n't", "never", "no longer" before the value drops the match, or, for
+  a row whose ``negated`` is ``"end"``, ends the fact when the clause says it stopped ("no
+  longer", "not … anymore/any more/any longer");
+- **value** — only the words said; a slot reader that finds no value means no fact.
+
+Then :mod:`.corrections` turns misstatements put right into CORRECT statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from remem.extraction.dates import resolve_time_phrase
+from remem.extraction.grammar.guards import NEGATION as _NEG
+from remem.extraction.grammar.guards import hypothetical as _hypothetical
+from remem.extraction.grammar.guards import is_question as _is_question
+from remem.extraction.grammar.guards import maybe_hypothetical as _maybe_hypothetical
+from remem.extraction.grammar.guards import skip_lead as _skip_lead
+from remem.extraction.grammar.guards import stopped as _stopped
+from remem.extraction.grammar.lexicon import CLASSES, ROLE_ATTRIBUTE
+from remem.extraction.grammar.pattern import ANY, CAP, Match
+from remem.extraction.grammar.rule import END, Operation, Rule
+from remem.extraction.grammar.slots import READERS, Subject
+from remem.extraction.grammar.tables import TABLES
+from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD
+from remem.extraction.grammar.tokens import Sentence, Token, sentences
+
+__all__ = ["Grammar", "Statement"]
+
+USER = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One fact found in one message: ``subject``/``attribute``/``value`` with the operation
+    (``set``, ``end`` or ``correct``); ``previous`` is the value a correction or a rename
+    replaces, when it was said."""
+
+    attribute: str
+    value: str
+    text: str
+    turn_id: str = ""
+    entity_type: str | None = None
+    valid_from: datetime | None = None
+    confidence: float = 0.9
+    subject: str = USER
+    operation: Operation = "set"
+    previous: str | None = None
+    kind: str = ""
+
+
+_SLOT_WORDS = {
+    READERS["diet"]: CLASSES["diet"] | frozenset({"plant", "gluten", "dairy", "low", "whole"}),
+    READERS["kin"]: CLASSES["kin"],
+    READERS["job"]: CLASSES["job_head"] | frozenset({"head"}),
+    READERS["num"]: frozenset({"\x00num"}),
+    READERS["email"]: frozenset({"\x00email"}),
+    READERS["phone"]: frozenset({"\x00phone"}),
+    READERS["animal"]: CLASSES["animal"]
+    | frozenset(w + "s" for w in CLASSES["animal"])
+    | frozenset({"puppies", "kitties", "bunnies", "ponies"}),
+}
+"""Slots with a closed vocabulary: a clause without one of their words cannot match."""
+_TIME_WORDS = frozenset(
+    [
+        "yesterday",
+        "today",
+        "tonight",
+        "this",
+        "last",
+        "ago",
+        "for",
+        "in",
+        "since",
+        "morning",
+        "evening",
+    ]
+)
+"""A clause without one of these has no time phrase :func:`resolve_time_phrase` knows."""
+_COMMON = frozenset(
+    [
+        "to",
+        "in",
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "is",
+        "'s",
+        "at",
+        "for",
+        "on",
+        "of",
+        "i",
+        "we",
+        "and",
+        "with",
+        "'m",
+        "am",
+        "are",
+        "'ve",
+        "have",
+        "up",
+        "it",
+    ]
+)
+"""Words too frequent to index a rule by (a rule is indexed by its rarest required word)."""
+
+
+class Grammar:
+    """Every table's rules, indexed by the words a match can start with.
+
+    Example::
+
+        grammar = Grammar()
+        [s] = grammar.statements("so I've switched to pescatarian", at)
+        assert (s.attribute, s.value, s.operation) == ("diet", "pescatarian", "set")
+    """
+
+    def __init__(self, tables: dict[str, tuple[Rule, ...]] | None = None) -> None:
+        chosen = dict(TABLES) if tables is None else tables
+        self.rules: tuple[Rule, ...] = tuple(r for rules in chosen.values() for r in rules)
+        self._by_word: dict[str, list[int]] = {}
+        self._cap: list[int] = []
+        self._any: list[int] = []
+        self._scan_by_word: dict[str, list[Rule]] = {}
+        self._scan_cap: list[Rule] = []
+        self._scan_words: frozenset[str] = frozenset()
+        for r in self.rules:
+            if r.scan:
+                for w in r.pattern.first_words():
+                    if w == CAP:
+                        self._scan_cap.append(r)
+                    else:
+                        self._scan_by_word.setdefault(w, []).append(r)
+        self._scan_words = frozenset(self._scan_by_word)
+        for n, r in enumerate(self.rules):
+            if r.scan:
+                continue
+            for w in r.pattern.first_words():
+                if w == ANY:
+                    self._any.append(n)
+                elif w == CAP:
+                    self._cap.append(n)
+                else:
+                    self._by_word.setdefault(w, []).append(n)
+        # Second filter: every required word element of a pattern must meet the clause, so
+        # each rule is indexed under the words of its smallest required element.
+        self._required: list[tuple[frozenset[str], ...]] = []
+        self._required_of: dict[int, tuple[frozenset[str], ...]] = {}
+        self._by_key: dict[str, set[int]] = {}
+        self._keyless: set[int] = set()
+        for n, r in enumerate(self.rules):
+            required = tuple(_required_words(r))
+            self._required.append(required)
+            self._required_of[id(r)] = required
+            if r.scan:
+                continue
+            if required:
+                for w in min(required, key=lambda ws: (len(ws & _COMMON), len(ws))):
+                    self._by_key.setdefault(w, set()).add(n)
+            else:
+                self._keyless.add(n)
+        self._key_words = frozenset(self._by_key)
+        trigger = set(self._key_words)
+        for r in self.rules:
+            required = self._required_of[id(r)]
+            if r.scan and required:
+                trigger |= min(required, key=len)
+        # A sentence with none of these words can match no rule (every rule requires one).
+        self._trigger: frozenset[str] | None = (
+            None
+            if self._keyless or any(r.scan and not self._required_of[id(r)] for r in self.rules)
+            else frozenset(trigger)
+        )
+        self._cache: dict[tuple[str, bool], frozenset[int]] = {}
+
+    def _possible(self, r: Rule, words: frozenset[str]) -> bool:
+        """Every required word element of ``r`` has a word in ``words``."""
+        return all(not words.isdisjoint(req) for req in self._required_of[id(r)])
+
+    def _first(self, t: Token) -> frozenset[int]:
+        key = (t.low, t.cap)
+        found = self._cache.get(key)
+        if found is None:
+            ids = set(self._by_word.get(t.low, ())) | set(self._any)
+            if t.cap:
+                ids |= set(self._cap)
+            found = frozenset(ids)
+            self._cache[key] = found
+        return found
+
+    def _candidates(self, clause: Sequence[Token], start: int) -> list[Rule]:
+        """The rules that can match ``clause`` at ``start``: the right first word, and every
+        required word present in the clause."""
+        words = {
+            t.low if t.kind == "word" else _KIND_WORD.get(t.kind, t.low) for t in clause[start:]
+        }
+        keyed = set(self._keyless)
+        for w in self._key_words.intersection(words):
+            keyed |= self._by_key[w]
+        ids = keyed & self._first(clause[start])
+        out: list[Rule] = []
+        for n in sorted(ids):
+            for req in self._required[n]:
+                if words.isdisjoint(req):
+                    break
+            else:
+                out.append(self.rules[n])
+        return out
+
+    def statements(self, message: str, at: datetime, turn_id: str = "") -> list[Statement]:
+        """Every fact of ``message`` (said at ``at``), in the order said, before corrections."""
+        out: list[Statement] = []
+        for _, per_clause in self.parse(message, at, turn_id):
+            for found in per_clause:
+                out.extend(s for s in found if s not in out)
+        return out
+
+    def parse(
+        self, message: str, at: datetime, turn_id: str = ""
+    ) -> list[tuple[Sentence, list[list[Statement]]]]:
+        """Each sentence of ``message`` with the statements of each of its clauses (a
+        question's clauses have none)."""
+        parsed: list[tuple[Sentence, list[list[Statement]]]] = []
+        for sentence in sentences(message):
+            per_clause: list[list[Statement]] = []
+            parsed.append((sentence, per_clause))
+            if (
+                self._trigger is not None and sentence.words.isdisjoint(self._trigger)
+            ) or _is_question(sentence):
+                per_clause.extend([] for _ in sentence.clauses)
+                continue
+            # a plan or condition anywhere in the clause ("moving to Leeds would be a dream")
+            # or before it in the sentence ("if I get the job, I'm moving to Berlin")
+            hypothetical = False
+            maybe_hypothetical = _maybe_hypothetical(sentence)
+            scan_words = not sentence.words.isdisjoint(self._scan_words)
+            for clause in sentence.clauses:
+                hypothetical = hypothetical or (maybe_hypothetical and _hypothetical(clause))
+                found: list[Statement] = []
+                if hypothetical:
+                    per_clause.append(found)
+                    continue
+                start = _skip_lead(clause)
+                if start < len(clause):
+                    for r in self._candidates(clause, start):
+                        m = r.pattern.match(clause, start)
+                        if m is not None:
+                            found.extend(_statement(r, m, clause, at, turn_id))
+                if scan_words or any(t.cap for t in clause):
+                    present = sentence.words
+                    for i in range(start, len(clause)):
+                        t = clause[i]
+                        scans = self._scan_by_word.get(t.low)
+                        if t.cap:
+                            scans = [*(scans or ()), *self._scan_cap]
+                        for r in scans or ():
+                            if not self._possible(r, present):
+                                continue
+                            m = r.pattern.match(clause, i)
+                            if m is not None:
+                                found.extend(_statement(r, m, clause, at, turn_id))
+                per_clause.append(_prune(found) if len(found) > 1 else found)
+            _pet_deaths(sentence, per_clause)
+        return parsed
+
+
+_DEATH = frozenset({"died", "passed", "rip", "buried", "put"})
+
+
+def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
+    """ "RIP my hamster Nibbles, he died": a pet named in passing in a sentence that says it
+    died is an ending (only when exactly one pet is named, so the death is not misplaced)."""
+    if not any(per_clause):
+        return
+    pets = [
+        (c, n)
+        for c, found in enumerate(per_clause)
+        for n, s in enumerate(found)
+        if s.attribute == "pet"
+    ]
+    if len(pets) != 1 or not any(t.low in _DEATH for t in sentence.tokens):
+        return
+    c, n = pets[0]
+    s = per_clause[c][n]
+    if s.operation != END:
+        per_clause[c][n] = replace(s, operation=END, text=f"{s.text[:-1]} — it died.")
+
+
+def _required_words(r: Rule) -> list[frozenset[str]]:
+    """The word sets a clause must meet for ``r`` to match (required words and closed slots)."""
+    out: list[frozenset[str]] = []
+    for e in r.pattern.elements:
+        if e.optional or e.repeat:
+            continue
+        if e.words is not None:
+            out.append(e.words)
+        elif e.reader is not None and e.reader in _SLOT_WORDS:
+            out.append(_SLOT_WORDS[e.reader])
+    return out
+
+
+def _prune(found: list[Statement]) -> list[Statement]:
+    """Within one clause: an ending nobody named ("none") gives way to a named one of the same
+    attribute, and a name in passing gives way to the same name's ending ("our dog Rex died")."""
+    named_ends = {
+        (s.subject, s.attribute) for s in found if s.operation == END and s.value != "none"
+    }
+    ended = {(s.subject, s.attribute, s.value) for s in found if s.operation == END}
+    return [
+        s
+        for s in found
+        if not (s.value == "none" and (s.subject, s.attribute) in named_ends)
+        and not (s.operation != END and (s.subject, s.attribute, s.value) in ended)
+    ]
+
+
+def _statement(
+    r: Rule, m: Match, clause: Sequence[Token], at: datetime, turn_id: str
+) -> list[Statement]:
+    slots = m.slots
+    who = slots.get("who")
+    subject_obj = who[2] if who is not None else None
+    subject = USER
+    co_subject: str | None = None
+    if isinstance(subject_obj, Subject):
+        if subject_obj.kind == "other":
+            return []
+        if subject_obj.kind == "person":
+            subject = subject_obj.name or USER
+        else:
+            co_subject = subject_obj.name
+    v = slots.get("v")
+    value_end = v[0] if v is not None else m.end
+    op: Operation = r.op
+    negated = any(t.low in _NEG for t in clause[m.start : value_end]) and not r.scan
+    if negated:
+        if r.negated == "end" and r.op != END and _stopped(clause):
+            op = END
+        else:
+            return []
+    values: tuple[str, ...]
+    if v is not None:
+        raw = v[2]
+        values = raw if isinstance(raw, tuple) else (str(raw),)
+    elif r.value_from_with and co_subject:
+        values = (co_subject,)
+    elif r.fixed is not None:
+        values = (r.fixed,)
+    else:
+        return []
+    attribute = r.attribute
+    role = str(slots["role"][2]) if "role" in slots else ""
+    if attribute == "{role}":
+        attribute = ROLE_ATTRIBUTE.get(role, "relative")
+    if r.subject_slot is not None:
+        subject = str(slots[r.subject_slot][2])
+    animal = str(slots["animal"][2]) if "animal" in slots else "pet"
+    prev = str(slots["prev"][2]) if "prev" in slots and r.kind == "project" else None
+    since = None
+    if any(t.low in _TIME_WORDS for t in clause):
+        since = resolve_time_phrase(" ".join(t.text for t in clause), at)
+    if since is None and r.event:
+        since = at
+    shown = "The user" if subject == USER else subject.capitalize()
+    out: list[Statement] = []
+    for value in values:
+        if attribute == "preference":
+            attr, value = _classify_like(value)
+        elif attribute == "favourite":
+            attr, value = (
+                ("favourite_food", value)
+                if role in ("food", "dish", "meal")
+                else (
+                    "preference",
+                    f"favourite {role}: {value}",
+                )
+            )
+        else:
+            attr = attribute
+        text = r.text
+        if op == END and r.op != END:
+            text = "{S} no longer: " + r.text.replace("{S} ", "").rstrip(".") + "."
+        if attribute == "preference" and attr == "hobby":
+            text = text.replace("likes", "enjoys")
+        # "a design studio" is stored as "design studio"; the sentence keeps the article
+        said = f"{_a(value)} {value}" if r.entity == "org" and value[:1].islower() else value
+        text = text.format(
+            S=shown,
+            Ss=shown + "'s",
+            v=said,
+            a=_a(value),
+            role=role,
+            animal=animal,
+            a_animal=_a(animal),
+            prev=prev or "",
+        )
+        out.append(
+            Statement(
+                attr,
+                value,
+                text,
+                turn_id,
+                r.entity if r.entity and value != "none" else None,
+                since,
+                r.confidence,
+                subject,
+                op,
+                prev,
+                r.kind,
+            )
+        )
+    return out
+
+
+_NOT_GERUNDS = frozenset(
+    [
+        "thing",
+        "something",
+        "everything",
+        "nothing",
+        "anything",
+        "king",
+        "ring",
+        "spring",
+        "string",
+        "morning",
+        "evening",
+        "wedding",
+        "building",
+        "ceiling",
+        "pudding",
+        "clothing",
+    ]
+)
+
+
+def _classify_like(item: str) -> tuple[str, str]:
+    """ "hiking" → hobby; "jazz" → preference."""
+    first = item.split()[0].lower()
+    if first.endswith("ing") and len(first) > 4 and first not in _NOT_GERUNDS:
+        return "hobby", item
+    return "preference", item
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"

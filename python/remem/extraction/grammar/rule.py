@@ -1,0 +1,94 @@
+"""One row of a fact table: a token pattern, the fact it states, and what negation does to it.
+
+Operations (:data:`SET`, :data:`END`, :data:`CORRECT`): a statement *sets* a value ("I moved
+to Leeds"), *ends* one without a replacement ("Sam and I split up", "I'm not doing keto any
+more", "our cat Whiskers died") or *corrects* a misstatement ("sorry, Thursday, not
+Wednesday"). Only the engine's correction pass produces CORRECT; a row says SET or END.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from remem.errors import InvalidArgumentError
+from remem.extraction.grammar.pattern import Pattern, compile_pattern
+
+__all__ = ["CORRECT", "END", "SET", "Operation", "Rule", "rule"]
+
+Operation = Literal["set", "end", "correct"]
+SET: Operation = "set"
+END: Operation = "end"
+CORRECT: Operation = "correct"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A way of saying a fact.
+
+    ``attribute`` names the fact's attribute; ``"{role}"`` takes it from the ``role`` slot
+    (a kinship word → sibling, parent, child, partner, relative, friend). ``text`` is the
+    fact's sentence with ``{S}`` (the subject: "The user", "Ana"), ``{Ss}`` (its possessive),
+    ``{v}``, ``{a}`` (a/an for v), ``{role}``, ``{animal}`` and ``{prev}``. The value is the
+    ``v`` slot; without one it is ``fixed`` (``"none"`` for an ending nobody named), or the
+    name next to "and I" in the subject ("Sam and I split up") when ``value_from_with``.
+    ``negated`` says what a negation before the value does: ``"drop"`` the match, or ``"end"``
+    the fact when the clause says it stopped ("no longer", "not … anymore"). ``scan`` rows are
+    tried at every token of a clause (names in passing: "took my dog Pepper to the vet");
+    other rows only at the start of a clause. ``event`` marks a change (valid from the turn's
+    time when no date is said). ``entity`` is the entity type of the value, if it is one.
+    ``subject_slot`` names a slot whose words are the subject (a date's event).
+    """
+
+    kind: str
+    attribute: str
+    pattern: Pattern
+    text: str
+    op: Operation = SET
+    negated: Literal["drop", "end"] = "drop"
+    fixed: str | None = None
+    value_from_with: bool = False
+    scan: bool = False
+    event: bool = False
+    entity: str | None = None
+    subject_slot: str | None = None
+    confidence: float = 0.9
+
+
+def rule(
+    kind: str,
+    attribute: str,
+    pattern: str,
+    text: str,
+    *,
+    op: Operation = SET,
+    negated: Literal["drop", "end"] = "drop",
+    fixed: str | None = None,
+    value_from_with: bool = False,
+    scan: bool = False,
+    event: bool = False,
+    entity: str | None = None,
+    subject_slot: str | None = None,
+) -> Rule:
+    """A :class:`Rule` with its pattern compiled; a rule that could never yield a value raises
+    :class:`~remem.errors.InvalidArgumentError`."""
+    compiled = compile_pattern(pattern)
+    slots = {e.slot for e in compiled.elements if e.slot}
+    if "v" not in slots and fixed is None and not value_from_with:
+        raise InvalidArgumentError(
+            f"rule {pattern!r} has no {{v}} slot and no fixed value; add one of them"
+        )
+    return Rule(
+        kind,
+        attribute,
+        compiled,
+        text,
+        op,
+        negated,
+        fixed,
+        value_from_with,
+        scan,
+        event,
+        entity,
+        subject_slot,
+    )

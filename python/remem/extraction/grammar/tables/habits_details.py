@@ -1,0 +1,258 @@
+"""Fact tables: diet and habits, health, likes (``preference``), contact details, projects,
+dates and who the user is (``identity``)."""
+
+from __future__ import annotations
+
+from remem.extraction.grammar.rule import END, Rule, rule
+
+__all__ = ["CONTACT", "DATE", "DIET", "HABIT", "HEALTH", "IDENTITY", "PREFERENCE", "PROJECT"]
+
+_PRE = "{who} @adv* @have? @adv* @be? @adv*"
+_DIET = "{S} is {v}."
+_DIET_END = "{S} is no longer {v}."
+
+DIET: tuple[Rule, ...] = (
+    rule("diet", "diet", f"{_PRE} @a? fully? {{v:diet}}", _DIET, negated="end"),
+    rule(
+        "diet",
+        "diet",
+        f"{_PRE} went|gone|going|turned|become|became|go|gonna fully? {{v:diet}}",
+        _DIET,
+        event=True,
+    ),
+    rule(
+        "diet",
+        "diet",
+        f"{_PRE} switched|switching|changed|moved|converted|switch to being? a? {{v:diet}}",
+        _DIET,
+        event=True,
+    ),
+    rule(
+        "diet",
+        "diet",
+        f"{_PRE} doing|on|following|eating|trying|started|starting|do a|the? {{v:diet}}",
+        _DIET,
+        event=True,
+        negated="end",
+    ),
+    rule(
+        "diet",
+        "diet",
+        f"{_PRE} @end_verb up|off|on? being|doing|eating? a? {{v:diet}}",
+        _DIET_END,
+        op=END,
+    ),
+    rule("diet", "diet", f"{_PRE} off {{v:diet}}", _DIET_END, op=END),
+)
+
+HABIT: tuple[Rule, ...] = (
+    rule(
+        "habit",
+        "habit",
+        f"{_PRE} started|start|starting|took|taken|taking|picked up? {{v:habit}}",
+        "{S} has taken up {v}.",
+        event=True,
+    ),
+    rule(
+        "habit",
+        "habit",
+        f"{_PRE} @end_verb up|out|off|down|on? {{v:habit}}",
+        "{S} has given up {v}.",
+        op=END,
+    ),
+    rule("habit", "habit", f"{_PRE} off {{v:habit}}", "{S} has given up {v}.", op=END),
+    rule(
+        "habit",
+        "habit",
+        "{who} @adv* smoke|smokes|vape|vapes",
+        "{S} smokes.",
+        fixed="smoking",
+        negated="end",
+    ),
+    rule(
+        "habit",
+        "habit",
+        "{who} @adv* drink|drinks alcohol|booze?",
+        "{S} drinks alcohol.",
+        fixed="drinking",
+        negated="end",
+    ),
+    rule("habit", "habit", f"{_PRE} a smoker", "{S} smokes.", fixed="smoking", negated="end"),
+)
+
+HEALTH: tuple[Rule, ...] = (
+    rule(
+        "health",
+        "allergy",
+        f"{_PRE} severely|very|mildly|super|deathly? allergic to {{v:list}}",
+        "{S} is allergic to {v}.",
+        negated="end",
+    ),
+    rule(
+        "health",
+        "allergy",
+        "{who} @have a|an|bad|severe? {v:phrase} allergy",
+        "{S} has {a} {v} allergy.",
+    ),
+    rule(
+        "health",
+        "allergy",
+        f"{_PRE} lactose intolerant",
+        "{S} is lactose intolerant.",
+        fixed="lactose",
+    ),
+    rule("health", "health", f"{_PRE} diagnosed with {{v:phrase}}", "{S} has {v}.", event=True),
+    rule(
+        "health",
+        "health",
+        f"{_PRE} coeliac|celiac|diabetic|asthmatic|epileptic",
+        "{S} has a chronic condition.",
+        fixed="chronic condition",
+    ),
+)
+
+_LIKES = "{S} likes {v}."
+PREFERENCE: tuple[Rule, ...] = (
+    rule("preference", "preference", "{who} @adv* @like {v:list}", _LIKES, negated="end"),
+    rule("preference", "preference", "{who} @adv* @be @adv* into {v:list}", _LIKES, negated="end"),
+    rule("preference", "preference", f"{_PRE} obsessed with {{v:list}}", _LIKES, negated="end"),
+    rule(
+        "preference",
+        "preference",
+        f"{_PRE} a|an big|huge|massive? fan of {{v:list}}",
+        _LIKES,
+        negated="end",
+    ),
+    rule("preference", "dislike", "{who} @adv* @dislike {v:list}", "{S} dislikes {v}."),
+    rule("preference", "hobby", "{who} @adv* play|plays {v:list}", "{S} plays {v}.", negated="end"),
+    rule(
+        "preference",
+        "hobby",
+        "{who} @adv* @like to {v:activity}",
+        "{S} likes to {v}.",
+        negated="end",
+    ),
+    rule(
+        "preference",
+        "favourite",
+        "my|our all-time? favourite|favorite|fave {role:phrase1} is|'s|are now? {v:phrase}",
+        "{Ss} favourite {role} is {v}.",
+    ),
+)
+
+CONTACT: tuple[Rule, ...] = (
+    rule(
+        "contact",
+        "email",
+        "my|our new? work? email|e-mail address? is|'s|changed now? to? :? {v:email}",
+        "{Ss} email is {v}.",
+    ),
+    rule("contact", "email", "me|us at|on {v:email}", "{Ss} email is {v}.", scan=True),
+    rule(
+        "contact",
+        "email",
+        "{who} @have? @adv* a new email|e-mail address? ,? :? it's|its|it|is? 's? {v:email}",
+        "{Ss} email is {v}.",
+    ),
+    rule(
+        "contact",
+        "phone",
+        "my|our new? phone|mobile|cell|work? number|no|phone is|'s|changed now? to? :? {v:phone}",
+        "{Ss} phone number is {v}.",
+    ),
+    rule("contact", "phone", "me|us at|on {v:phone}", "{Ss} phone number is {v}.", scan=True),
+    rule(
+        "contact",
+        "phone",
+        "{who} @have* @adv* a new phone|mobile? number ,? :? it|its|it's|is? 's? {v:phone}",
+        "{Ss} phone number is {v}.",
+    ),
+)
+
+_PROJECT = "{S} is working on a project called {v}."
+PROJECT: tuple[Rule, ...] = (
+    rule(
+        "project",
+        "project",
+        f"{_PRE} working|work|building|making|writing|developing|"
+        "coding on? a|an|my|our|this new? side? project|app|startup|game|book|thing|website|"
+        "tool|podcast|novel called|named {v:lname}",
+        _PROJECT,
+    ),
+    rule(
+        "project",
+        "project",
+        "my|our side|new|current|main? project|app|startup ,? {v:name}",
+        _PROJECT,
+        scan=True,
+    ),
+    rule(
+        "project",
+        "project",
+        "my|our side|new|current|main? project|app|startup is called|named {v:lname}",
+        _PROJECT,
+    ),
+    rule(
+        "project",
+        "project",
+        f"{_PRE} renamed|renaming|rebranded|rebranding "
+        "my|our|the? project|app? {prev:name} to|as {v:lname}",
+        "{S} renamed the project {prev} to {v}.",
+    ),
+    rule(
+        "project",
+        "project",
+        "{prev:name} is|'s @adv* now? called|named {v:lname} now?",
+        "{S} renamed the project {prev} to {v}.",
+    ),
+    rule(
+        "project",
+        "project",
+        "{prev:name} @have? @be? been? renamed|rebranded to|as {v:lname}",
+        "{S} renamed the project {prev} to {v}.",
+    ),
+    rule("project", "project", "the|my|our project|app 's new name is|'s {v:lname}", _PROJECT),
+    rule(
+        "project",
+        "project",
+        f"{_PRE} shelved|shelving|abandoned|abandoning|scrapped|"
+        "scrapping|killed|killing|cancelled|canceled|dropped|dropping|paused|pausing|"
+        "ditched|ditching|shut my|our|the? project|app? {v:name}",
+        "{S} stopped working on {v}.",
+        op=END,
+    ),
+)
+
+DATE: tuple[Rule, ...] = (
+    rule("date", "birthday", "my|our birthday|bday is|'s on? {v:date}", "{Ss} birthday is {v}."),
+    rule("date", "birthday", "{who} was born on {v:date}", "{Ss} birthday is {v}."),
+    rule(
+        "date",
+        "date",
+        "my|our|the {s:event} is|'s @adv* on? {v:date}",
+        "{S} is on {v}.",
+        subject_slot="s",
+    ),
+    rule(
+        "date",
+        "date",
+        "my|our|the {s:event} got|was|has|'s|is been? moved|pushed|"
+        "rescheduled|changed|bumped|brought back|forward? to {v:date}",
+        "{S} is on {v}.",
+        subject_slot="s",
+    ),
+    rule(
+        "date",
+        "date",
+        "{who} @have @adv* got? a|an|my|our {s:event} at|with? {o:org}? on|this|next {v:date}",
+        "{S} is on {v}.",
+        subject_slot="s",
+    ),
+)
+
+IDENTITY: tuple[Rule, ...] = (
+    rule("identity", "name", "my name is|'s {v:lname}", "{Ss} name is {v}.", entity="person"),
+    rule("identity", "name", "call me {v:name} $", "{Ss} name is {v}.", entity="person"),
+    rule("identity", "age", "{who} @be @adv* {v:num} years|yrs|yo? old? $", "{S} is {v}."),
+    rule("identity", "age", f"{_PRE} turned|turning {{v:num}} $", "{S} is {v}.", event=True),
+)

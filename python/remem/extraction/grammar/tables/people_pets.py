@@ -1,0 +1,232 @@
+"""Fact tables: partners, family and friends (``partner``, ``family``) and pets (``pet``)."""
+
+from __future__ import annotations
+
+from remem.extraction.grammar.rule import END, Rule, rule
+
+__all__ = ["FAMILY", "PARTNER", "PET"]
+
+_PRE = "{who} @adv* @have? @adv* @be? @adv*"
+_CALLED_TEXT = "{Ss} {role} is called {v}."
+
+PARTNER: tuple[Rule, ...] = (
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} dating|seeing|with {{v:name}}",
+        "{Ss} partner is {v}.",
+        entity="person",
+        negated="end",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} married|marrying|engaged|marry to? {{v:name}}",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} got|getting|get married|engaged to {{v:name}}",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} got|getting|get married|engaged",
+        "{Ss} partner is {v}.",
+        event=True,
+        value_from_with=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} moved|moving in together|with {{v:name}}",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} split|broke|broken|breaking|splitting up with {{v:name}}",
+        "{S} broke up with {v}.",
+        op=END,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} split|broke|broken|breaking|splitting up with my|our @kin_adj* @partner_word",
+        "{S} broke up with their partner.",
+        op=END,
+        fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} split|broke|broken|breaking|splitting|separated|divorced|splitting up?",
+        "{S} broke up with {v}.",
+        op=END,
+        value_from_with=True,
+        fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} dumped {{v:name}}",
+        "{S} broke up with {v}.",
+        op=END,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        "{v:name} dumped|left me",
+        "{v} broke up with {S}.",
+        op=END,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} got|getting|get divorced",
+        "{S} got divorced.",
+        op=END,
+        value_from_with=True,
+        fixed="none",
+    ),
+    rule("partner", "partner", f"{_PRE} single again|now?", "{S} is single.", op=END, fixed="none"),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} met {{who2:name}}? my|our new? @partner_word ,? {{v:name}}",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+    ),
+)
+
+FAMILY: tuple[Rule, ...] = (
+    rule(
+        "family",
+        "{role}",
+        "my|our {role:kin} 's name is|'s {v:lname}",
+        _CALLED_TEXT,
+        entity="person",
+    ),
+    rule(
+        "family",
+        "{role}",
+        "my|our {role:kin} is|'s called|named {v:lname}",
+        _CALLED_TEXT,
+        entity="person",
+    ),
+    rule("family", "{role}", "my|our {role:kin} goes by {v:lname}", _CALLED_TEXT, entity="person"),
+    rule(
+        "family",
+        "{role}",
+        "i|we @have* got? a|an|one {role:kin} ,? who|that? @be? called|named {v:lname}",
+        _CALLED_TEXT,
+        entity="person",
+    ),
+    rule("family", "{role}", "{v:name} is|'s my|our {role:kin}", _CALLED_TEXT, entity="person"),
+    rule(
+        "family",
+        "{role}",
+        "my|our {role:kin} ,? {v:name}",
+        _CALLED_TEXT,
+        entity="person",
+        scan=True,
+    ),
+)
+
+_HAS = "{S} has {a_animal} {animal} named {v}."
+_LOST = "{Ss} {animal} {v} died."
+_ADOPT = "got|get|getting|adopted|adopting|adopt|rescued|rescuing|brought|bought|have|has"
+PET: tuple[Rule, ...] = (
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} {_ADOPT}? home? a|an|another|one|two|three|2|3 new? "
+        "{animal:animal} ,? called|named|:? {v:names}",
+        _HAS,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} {_ADOPT}? home? a|an|another|one|two|three|2|3 new? "
+        "{animal:animal} ,? her|his|its|their|they|she|he name|names? is|'s|are|'re "
+        "called? {v:names}",
+        _HAS,
+        entity="animal",
+    ),
+    rule("pet", "pet", "my|our {animal:animal} 's name is|'s {v:lname}", _HAS, entity="animal"),
+    rule(
+        "pet", "pet", "my|our {animal:animal} is|'s called|named {v:lname}", _HAS, entity="animal"
+    ),
+    rule("pet", "pet", "my|our {animal:animal} ,? {v:name}", _HAS, entity="animal", scan=True),
+    rule("pet", "pet", "{v:name} ,? the|my|our {animal:animal}", _HAS, entity="animal", scan=True),
+    rule(
+        "pet",
+        "pet",
+        "my|our {animal:animal} ,? {v:name} ,? @adv* @have? @adv* died|passed|gone",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        "{v:name} ,? my|our {animal:animal} ,? @adv* @have? @adv* died|passed|gone",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} lost|losing|buried|bury my|our {{animal:animal}} ,? {{v:name}}",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} had|have|having to? put {{v:name}} down|to",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} had|have|having to? put my|our {{animal:animal}} ,? {{v:name}} down|to",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} rehomed|rehoming my|our? {{animal:animal}}? ,? {{v:name}}",
+        "{S} rehomed {v}.",
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        f"{_PRE} gave|give away my|our? {{animal:animal}}? ,? {{v:name}}",
+        "{S} rehomed {v}.",
+        op=END,
+        entity="animal",
+    ),
+)

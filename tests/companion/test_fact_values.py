@@ -1,0 +1,213 @@
+"""Dated, ordered values in the prompt: an old value of a keyed fact is never shown as current.
+
+Real embedded stores; the facts are written as the companion's post-turn step writes them (the
+message as a note naming its turn, the keyed fact with the turn as parent, the old value
+superseded), then the prompt of a new session is assembled and read.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import remem
+from remem.brains import ScriptedBrain
+from remem.companion import Companion, CompanionConfig
+from remem.companion.prompt import USER_MESSAGE_ORIGIN
+from remem.context import FactTimeline, format_age
+from remem.models import ManualClock, MemoryRecord, ProvenanceMetadata
+from tests.companion.conftest import T0
+from tests.companion.doubles import PatternExtractor
+from tests.stores.factories import lifecycle, record
+
+QUESTION = "Is the user vegetarian or pescatarian these days?"
+
+
+async def _say(
+    rt: remem.Runtime, clock: ManualClock, text: str, fact: str, key: tuple[str, str] | None
+) -> MemoryRecord:
+    """One turn stating ``fact`` (attribute, value) = ``key``: the turn, the message memory and
+    the keyed record, as Companion.turn leaves them."""
+    c = rt.controller
+    entry = await c.record_turn("chat", text, "Noted.", created_at=clock.now())
+    await c.remember(
+        text,
+        kind="note",
+        metadata={"origin": USER_MESSAGE_ORIGIN, "turn_id": entry.id},
+        valid_from=clock.now(),
+    )
+    meta = {} if key is None else {"subject": "user", "attribute": key[0], "value": key[1]}
+    return await c.remember(
+        fact,
+        metadata=meta,
+        provenance=ProvenanceMetadata(source_type="extraction", parent_ids=(entry.id,)),
+        valid_from=clock.now(),
+    )
+
+
+async def _diet_story(rt: remem.Runtime, clock: ManualClock) -> None:
+    veg = await _say(
+        rt, clock, "I am vegetarian, diet-wise.", "The user is vegetarian.", ("diet", "vegetarian")
+    )
+    clock.advance(timedelta(days=10))
+    fish = await _say(
+        rt,
+        clock,
+        "I switched my diet to pescatarian.",
+        "The user is pescatarian.",
+        ("diet", "pescatarian"),
+    )
+    await rt.controller.supersede(veg.id, fish.id, at=clock.now())
+    clock.advance(timedelta(days=5))
+
+
+async def _prompt(rt: remem.Runtime, earlier_values: str) -> str:
+    config = CompanionConfig(use_blocks=False, priming=None, earlier_values=earlier_values)  # type: ignore[arg-type]
+    companion = Companion(ScriptedBrain(default="ok"), rt, config=config)
+    prompt = await companion.build_prompt(QUESTION, session_id="quiz")
+    return prompt.messages[-1].content.removesuffix(QUESTION)
+
+
+async def test_mark_dates_the_old_value_as_earlier_and_the_new_as_current(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    await _diet_story(runtime, clock)
+    context = await _prompt(runtime, "mark")
+    assert (
+        "[2026-05-01; earlier: diet now pescatarian (since 2026-05-11, 5 days ago)] "
+        "I am vegetarian, diet-wise." in context
+    )
+    assert (
+        "[2026-05-11] The user is pescatarian. (current; before: vegetarian 2026-05-01 to "
+        "2026-05-11)" in context
+    )
+    assert "[2026-05-11; current diet] I switched my diet to pescatarian." in context
+    # Every line naming the old value says it is earlier (or is the current fact's history).
+    for line in context.splitlines():
+        if "vegetarian" in line and "pescatarian" not in line:
+            pytest.fail(f"an old value is shown without its current one: {line!r}")
+
+
+async def test_drop_leaves_the_old_statement_out_and_shows_the_current_value(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    await _diet_story(runtime, clock)
+    context = await _prompt(runtime, "drop")
+    assert "vegetarian" not in context
+    assert "[2026-05-11] The user is pescatarian. (current)" in context
+
+
+async def test_off_renders_memories_as_they_were_said(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    await _diet_story(runtime, clock)
+    context = await _prompt(runtime, "off")
+    assert "[2026-05-01] I am vegetarian, diet-wise." in context
+    assert "earlier" not in context
+    assert "current" not in context
+
+
+async def test_two_live_values_of_one_key_are_both_current(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    await _say(
+        runtime, clock, "My dog Rex is a menace.", "The user has a dog named Rex.", ("pet", "Rex")
+    )
+    clock.advance(timedelta(days=2))
+    await _say(
+        runtime,
+        clock,
+        "We adopted a dog called Max!",
+        "The user has a dog named Max.",
+        ("pet", "Max"),
+    )
+    config = CompanionConfig(use_blocks=False, priming=None, earlier_values="mark")
+    companion = Companion(ScriptedBrain(default="ok"), runtime, config=config)
+    prompt = await companion.build_prompt("What are my dogs called?", session_id="quiz")
+    context = prompt.messages[-1].content
+    assert "Rex" in context
+    assert "Max" in context
+    assert "earlier" not in context
+    assert "current" not in context  # nothing was superseded: nothing to order
+
+
+def _fact(i: int, value: str, day: int, **changes: object) -> MemoryRecord:
+    meta = {"subject": "user", "attribute": "diet", "value": value}
+    return record(
+        i,
+        text=f"The user is {value}.",
+        metadata=meta,
+        valid_from=T0 + timedelta(days=day),
+        lifecycle=lifecycle(i),
+        provenance=ProvenanceMetadata(parent_ids=(f"turn-{i}",)),
+        **changes,
+    )
+
+
+def test_a_value_ended_without_a_successor_is_no_longer_true() -> None:
+    now = T0 + timedelta(days=20)
+    keto = _fact(1, "keto", 0, valid_to=T0 + timedelta(days=12))
+    timeline = FactTimeline.from_records([keto, record(2)], now=now)
+    assert len(timeline) == 1  # the unkeyed record is not a fact
+    [earlier] = timeline.earlier_in_turn("turn-1")
+    assert earlier.note == "no longer true since 2026-05-13 (8 days ago)"
+    assert earlier.current == ()
+    assert timeline.note_for_record(keto.id) is None
+
+
+def test_a_chain_of_values_names_the_two_latest_earlier_ones() -> None:
+    now = T0 + timedelta(days=40)
+    a = _fact(1, "vegan", 0, superseded_by="rec-00002", valid_to=T0 + timedelta(days=10))
+    b = _fact(2, "keto", 10, superseded_by="rec-00003", valid_to=T0 + timedelta(days=20))
+    c = _fact(3, "paleo", 20, superseded_by="rec-00004", valid_to=T0 + timedelta(days=30))
+    d = _fact(4, "pescatarian", 30)
+    timeline = FactTimeline.from_records([d, c, b, a], now=now)
+    assert timeline.note_for_record(d.id) == (
+        "current; before: keto 2026-05-11 to 2026-05-21, paleo 2026-05-21 to 2026-05-31"
+    )
+    [earlier] = timeline.earlier_in_turn("turn-1")
+    assert earlier.current == (d,)
+    assert earlier.note == "earlier: diet now pescatarian (since 2026-05-31, 10 days ago)"
+    assert timeline.earlier_in_turn("turn-4") == []
+    assert timeline.current_in_turn("turn-4") == "current diet"
+    assert timeline.current_in_turn("turn-1") is None
+    assert timeline.earlier_in_turn("turn-unknown") == []
+
+
+@pytest.mark.parametrize(
+    ("days", "words"),
+    [
+        (0, "today"),
+        (1, "yesterday"),
+        (9, "9 days ago"),
+        (40, "5 weeks ago"),
+        (400, "13 months ago"),
+        (-1, "in the future"),
+    ],
+)
+def test_format_age(days: int, words: str) -> None:
+    now = datetime(2026, 6, 1, 12, tzinfo=UTC)
+    assert format_age(now - timedelta(days=days), now) == words
+
+
+async def test_the_companion_writes_a_second_dog_and_a_second_sister_to_the_block(
+    runtime: remem.Runtime,
+) -> None:
+    companion = Companion(ScriptedBrain(default="ok"), runtime, extractor=PatternExtractor())
+    for text in (
+        "We have a dog named Rex.",
+        "And now a dog named Max too!",
+        "My sister's name is Anna.",
+        "My other sister is Ana, funnily enough.",
+    ):
+        result = await companion.turn(text)
+        assert [w.outcome for w in result.post_turn.writes] == ["added"]
+    blocks = await companion.blocks()
+    assert blocks is not None
+    assert blocks.block("user").entries == (
+        "The user has a dog named Rex.",
+        "The user has a dog named Max.",
+        "The user's sister is called Anna.",
+        "The user's sister is called Ana.",
+    )

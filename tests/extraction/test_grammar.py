@@ -1,0 +1,171 @@
+"""The extraction grammar: tokeniser, pattern notation, guards, operations and corrections."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from remem.controller.extraction import ExtractionContext
+from remem.errors import InvalidArgumentError
+from remem.extraction import RuleExtractor, extract_statements
+from remem.extraction.grammar.pattern import compile_pattern
+from remem.extraction.grammar.rule import rule
+from remem.extraction.grammar.tokens import sentences, tokenise
+from remem.models import TranscriptEntry
+
+AT = datetime(2026, 5, 14, 12, 0, tzinfo=UTC)
+
+
+def facts(text: str) -> set[tuple[str, str, str, str]]:
+    return {(s.subject, s.attribute, s.value, s.operation) for s in extract_statements(text, AT)}
+
+
+def entry(n: int, text: str) -> TranscriptEntry:
+    return TranscriptEntry(
+        id=f"t{n}",
+        session_id="s",
+        turn_number=n,
+        user_message=text,
+        assistant_message="ok",
+        created_at=AT,
+    )
+
+
+@pytest.mark.parametrize("name", ["Óscar", "Zoë", "O'Brien", "Jean-Luc", "Łukasz", "Ørjan"])
+def test_names_in_any_script_are_one_capitalised_token(name: str) -> None:
+    [token] = tokenise(name)
+    assert (token.text, token.cap, token.kind) == (name, True, "word")
+    assert facts(f"my cousin {name} is visiting") == {("user", "relative", name, "set")}
+
+
+def test_contractions_and_possessives_are_split_so_no_name_keeps_them() -> None:
+    assert [t.low for t in tokenise("I'm sure Sam's dog can't")] == [
+        "i",
+        "'m",
+        "sure",
+        "sam",
+        "'s",
+        "dog",
+        "can",
+        "n't",
+    ]
+    assert [t.low for t in tokenise("im ok dont worry")] == ["i", "'m", "ok", "do", "n't", "worry"]
+    assert facts("my brother's name is Sam") == {("user", "sibling", "Sam", "set")}
+
+
+def test_clauses_split_at_a_new_subject_but_not_inside_a_list() -> None:
+    [s] = sentences("I'm allergic to peanuts, shellfish and cats, and my sister lives in York")
+    assert [[t.low for t in c][:3] for c in s.clauses] == [
+        ["i", "'m", "allergic"],
+        ["my", "sister", "lives"],
+    ]
+    [joint] = sentences("Sam and I split up")
+    assert len(joint.clauses) == 1
+
+
+def test_an_email_and_a_phone_number_are_single_tokens() -> None:
+    kinds = [(t.text, t.kind) for t in tokenise("mail a.b+c@d.co.uk or +44 7700 900123 in 2019")]
+    assert ("a.b+c@d.co.uk", "email") in kinds
+    assert ("+44 7700 900123", "phone") in kinds
+    assert ("2019", "num") in kinds
+
+
+def test_the_pattern_notation_and_its_errors() -> None:
+    p = compile_pattern("{who} @adv* moved|relocated to {v:place}")
+    m = p.match(tokenise("I just moved to New York"), 0)
+    assert m is not None
+    assert m.slots["v"][2] == "New York"
+    assert p.match(tokenise("I painted the fence"), 0) is None
+    with pytest.raises(InvalidArgumentError, match="unknown word class"):
+        compile_pattern("@nosuchclass {v:place}")
+    with pytest.raises(InvalidArgumentError, match="unknown slot type"):
+        compile_pattern("to {v:planet}")
+    with pytest.raises(InvalidArgumentError, match="no fixed value"):
+        rule("move", "city", "i moved", "{S} moved.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my friend moved to Berlin", set()),
+        ("she moved to Rome", set()),
+        ("Ana moved to Berlin", {("Ana", "city", "Berlin", "set")}),
+        ("if I moved to Paris I'd learn French", set()),
+        ("should I quit?", set()),
+        ("should i quit my job", set()),
+        ("I'm thinking about moving to Berlin", set()),
+        ("I don't live in Paris", set()),
+        ("I don't live in Paris anymore", {("user", "city", "Paris", "end")}),
+        ("I'm not doing keto any more", {("user", "diet", "keto", "end")}),
+        ("I no longer work at Amazon", {("user", "employer", "Amazon", "end")}),
+    ],
+)
+def test_guards_subject_question_hypothetical_and_negation(
+    text: str, expected: set[tuple[str, str, str, str]]
+) -> None:
+    assert facts(text) == expected
+
+
+def test_the_phrasings_the_persona_harness_missed() -> None:
+    assert facts("so I've switched to pescatarian") == {("user", "diet", "pescatarian", "set")}
+    assert facts("Sam and I split up in the spring") == {("user", "partner", "Sam", "end")}
+    assert facts("gave my notice at Acme... starting at Globex next week") == {
+        ("user", "employer", "Acme", "end"),
+        ("user", "employer", "Globex", "set"),
+    }
+    assert facts("we've got the keys to the new place in Leeds") == {
+        ("user", "city", "Leeds", "set")
+    }
+    assert facts("Our old dog Rex died and we adopted two kittens, Mochi and Miso") == {
+        ("user", "pet", "Rex", "end"),
+        ("user", "pet", "Mochi", "set"),
+        ("user", "pet", "Miso", "set"),
+    }
+    assert facts("took Pepper the beagle to the vet") == {("user", "pet", "Pepper", "set")}
+    assert facts("The user's brother is called Sam's.") == set()
+
+
+def test_a_correction_replaces_the_misstatement_in_the_message() -> None:
+    [s] = extract_statements(
+        "my interview is on Wednesday. sorry, Thursday, not Wednesday — I misread the invite", AT
+    )
+    assert (s.subject, s.attribute, s.value, s.operation, s.previous) == (
+        "interview",
+        "date",
+        "Thursday",
+        "correct",
+        "Wednesday",
+    )
+    assert extract_statements("not Monday, Tuesday", AT) == []  # corrects nothing known
+
+
+async def test_a_correction_in_a_later_turn_finds_what_it_corrects() -> None:
+    extractor = RuleExtractor()
+    ctx = ExtractionContext("s", AT)
+    await extractor.extract([entry(1, "I work at Oracle")], context=ctx)
+    result = await extractor.extract([entry(2, "I misspoke, it's Cisco not Oracle")], context=ctx)
+    [m] = result.memories
+    assert (m.attribute, m.value, m.operation, m.previous) == (
+        "employer",
+        "Cisco",
+        "correct",
+        "Oracle",
+    )
+    other = await extractor.extract(
+        [entry(3, "I misspoke, it's Cisco not Oracle")], context=ExtractionContext("other", AT)
+    )
+    assert other.memories == ()  # another session has nothing to correct
+
+
+async def test_an_ending_is_a_keyed_memory_without_an_edge_and_others_keep_their_subject() -> None:
+    result = await RuleExtractor().extract(
+        [entry(1, "Sam and I split up. My sister Ana moved to Rome")],
+        context=ExtractionContext("s", AT),
+    )
+    by_attr = {(m.subject, m.attribute): m for m in result.memories}
+    ended = by_attr[("user", "partner")]
+    assert (ended.value, ended.operation) == ("Sam", "end")
+    assert by_attr[("Ana", "city")].value == "Rome"
+    edges = {(r.source, r.relation_type, r.target) for r in result.relationships}
+    assert edges == {("user", "sibling", "Ana"), ("Ana", "lives_in", "Rome")}
