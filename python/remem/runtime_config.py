@@ -22,7 +22,7 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     weights = { vector = 1.0, fulltext = 1.0, graph = 1.0 }
 
     [recall.stages.speaker]       # any stage of remem.controller.stages.RecallStagesConfig
-    boost = 0.3                   # recency (weight), neighbours, speaker, dates,
+    boost = 1.0                   # recency (weight), neighbours, speaker, dates,
     enabled = true                # time_expressions, conflicts
 
     [extraction]

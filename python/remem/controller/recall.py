@@ -38,7 +38,7 @@ Before fusion, full-text turn hits gain a share of their session neighbours' sco
 ``neighbours`` stage; full text is searched ``depth_factor`` × deeper for it). After fusion,
 ``final = fused × recency × usage × speaker × dates × time_expressions`` — bounded priors
 (:mod:`remem.controller.stages`): ``recency = 1 − a + a · exp(-recency_rate · hours since
-creation)`` never falls below ``1 − a`` (a = 0.1), so age re-orders near-ties and never buries a
+creation)`` never falls below ``1 − a`` (a = 0.05), so age re-orders near-ties and never buries a
 match; then among memories stating different values of one keyed fact the newest wins
 (``conflict``). Every factor is in ``signals``; ``explanation`` renders them. Ties are broken
 by id.

@@ -72,7 +72,8 @@ async def test_speaker_prior_favours_the_named_participant(make_stack: Factory, 
     assert (ids.index(mel.id) < ids.index(car.id)) is on
     hits = await c.recall("What did Melanie paint? a lake?", k=5, stages=["episodic"])
     by_id = {h.record.id: h for h in hits}
-    assert by_id[mel.id].signals["speaker"] == (1.3 if on else 1.0)
+    boost = RecallStagesConfig().speaker.boost
+    assert by_id[mel.id].signals["speaker"] == (1.0 + boost if on else 1.0)
     assert by_id[car.id].signals["speaker"] == 1.0
 
 

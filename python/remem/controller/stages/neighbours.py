@@ -34,8 +34,8 @@ class NeighbourConfig:
 
     enabled: bool = True
     before: int = 2
-    after: int = 1
-    weight: float = 0.3
+    after: int = 2
+    weight: float = 0.5
     depth_factor: int = 3
 
     def __post_init__(self) -> None:

@@ -75,8 +75,8 @@ class DatePriorConfig:
     ``slack_days``: how far each window is widened on both sides."""
 
     enabled: bool = True
-    boost: float = 0.3
-    slack_days: float = 3.0
+    boost: float = 1.0
+    slack_days: float = 7.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):

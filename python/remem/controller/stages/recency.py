@@ -7,8 +7,9 @@ bounded away from zero:
 * ``recency = 1 − weight + weight · exp(−rate · hours since creation)`` ∈ (1 − weight, 1];
 * ``usage = 1 + hit_weight · n / (1 + n)`` for ``n`` accesses ∈ [1, 1 + hit_weight).
 
-With the default ``weight = 0.1`` the oldest memory keeps 90 % of its fused score, so recency
-only reorders hits whose relevance is within ~10 % — a tie-break, which is what it should be.
+With the default ``weight`` (:data:`DEFAULT_RECENCY_WEIGHT`, 0.05) the oldest memory keeps 95 %
+of its fused score, so recency only reorders hits whose fused scores are within 5 % — a
+tie-break, which is what it should be (under RRF that is still a few ranks: 1/61 vs 1/64).
 Between memories that state *different values of one keyed fact* recency still decides outright
 (:mod:`remem.controller.stages.conflicts`). ``rate`` and ``hit_weight`` stay those of
 :class:`remem.lifecycle.InclusionScorerConfig` (the spec's inclusion scorer, which still gates
@@ -29,9 +30,10 @@ from remem.errors import ConfigError
 
 __all__ = ["DEFAULT_RECENCY_WEIGHT", "RecencyPriorConfig", "recency_prior", "usage_prior"]
 
-DEFAULT_RECENCY_WEIGHT = 0.1
-"""Chosen on LoCoMo dev and ``remem eval --quick`` (``benches/locomo_stages.py``): 0.1 keeps
-LoCoMo at its recency-free figures while fresh values still win near-ties."""
+DEFAULT_RECENCY_WEIGHT = 0.05
+"""Chosen on LoCoMo dev by ``benches/locomo_stages.py --grid`` (0 and 0.05 are level with no
+recency at all; 0.2 and more cost R@10), the largest weight that costs LoCoMo nothing, so fresh
+values still win near-ties."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ class SpeakerPriorConfig:
     """``enabled``; ``boost``: the extra share a named participant's candidates get."""
 
     enabled: bool = True
-    boost: float = 0.3
+    boost: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):

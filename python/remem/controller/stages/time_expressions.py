@@ -54,7 +54,7 @@ class TimeExpressionPriorConfig:
     """``enabled``; ``boost``: the extra share of a time-stating candidate of a time question."""
 
     enabled: bool = True
-    boost: float = 0.2
+    boost: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
