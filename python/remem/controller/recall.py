@@ -60,6 +60,7 @@ from remem.controller.fusion import Fused, RankedList, describe_fusion, fuse
 from remem.controller.stages import (
     CandidateView,
     Keyed,
+    NeighbourScored,
     prior_factors,
     propagate_neighbours,
     query_cues,
@@ -158,12 +159,15 @@ class RecallPipeline:
             self._texts(queries, text_depth, options),
             asyncio.gather(*(self._graph(q, depth, options, now) for q in queries)),
         )
+        # Neighbour shares re-rank the deeper list, which is then cut back to ``depth`` BEFORE
+        # eligibility, so only the notes that can rank are read from the record store.
+        ranked_texts = [propagate_neighbours(t, nb)[:depth] for t in texts]
         wanted = {m.id for ms in vec for m in ms}
-        wanted |= {h.id for hs in texts for h in hs if h.kind is EpisodeKind.NOTE}
+        wanted |= {n.hit.id for ns in ranked_texts for n in ns if n.hit.kind is EpisodeKind.NOTE}
         records = await self._eligible(sorted(wanted), options)
         return [
-            self._rank(q, v, t, g, records, options, now, depth)
-            for q, v, t, g in zip(queries, vec, texts, graphs, strict=True)
+            self._rank(q, v, t, g, records, options, now)
+            for q, v, t, g in zip(queries, vec, ranked_texts, graphs, strict=True)
         ]
 
     async def _texts(
@@ -232,12 +236,11 @@ class RecallPipeline:
         self,
         query: str,
         vec: Sequence[StagedScore],
-        text: Sequence[EpisodicHit],
+        text: Sequence[NeighbourScored],
         graph: Sequence[GraphHit],
         records: Mapping[str, MemoryRecord],
         options: RecallOptions,
         now: datetime,
-        depth: int,
     ) -> list[ScoredMemory]:
         stages = self.config.stages
         candidates: dict[str, _Candidate] = {}
@@ -254,9 +257,7 @@ class RecallPipeline:
         vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
         text_list: list[tuple[str, float]] = []
         shares: dict[str, float] = {}
-        for n in propagate_neighbours(text, stages.neighbours):
-            if len(text_list) >= depth:
-                break  # the deeper search only fed the neighbours' shares
+        for n in text:
             h = n.hit
             if h.kind is EpisodeKind.NOTE:
                 if memory(h.id):
