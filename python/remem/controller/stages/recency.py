@@ -62,5 +62,5 @@ def usage_prior(access_count: int, *, hit_weight: float, bounded: bool = True) -
     n = max(0, access_count)
     if bounded:
         # 1 + w − w/(1+n) (= 1 + w·n/(1+n)): each step is monotone in n after rounding too.
-        return 1.0 + hit_weight - hit_weight / (1.0 + n)
+        return 1.0 + (hit_weight - hit_weight / (1.0 + n))  # inner part exactly 0 at n = 0
     return 1.0 + hit_weight * math.log1p(n)
