@@ -21,6 +21,10 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     candidates = 30
     weights = { vector = 1.0, fulltext = 1.0, graph = 1.0 }
 
+    [recall.stages.speaker]       # any stage of remem.controller.stages.RecallStagesConfig
+    boost = 1.0                   # recency (weight), neighbours, speaker, dates,
+    enabled = true                # time_expressions, conflicts
+
     [extraction]
     interval = 1
 
@@ -56,6 +60,7 @@ from typing import Any, Literal
 
 from remem.context.priming import PrimingConfig
 from remem.controller.config import ControllerConfig, ExtractionConfig, FusionConfig
+from remem.controller.stages import STAGE_NAMES, RecallStagesConfig
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
 from remem.stores.episodic import load_timezone
@@ -147,7 +152,7 @@ class RuntimeConfig:
             if key in data:
                 top[key] = data.pop(key)
         emb = _section(data, "embeddings", {"provider", "dimension"})
-        rec = _section(data, "recall", {"fusion", "rrf_k", "candidates", "weights"})
+        rec = _section(data, "recall", {"fusion", "rrf_k", "candidates", "weights", "stages"})
         ext = _section(data, "extraction", {"interval", "queue_size", "drain_timeout"})
         text = _section(data, "full_text", {"language"})
         if text:
@@ -173,6 +178,7 @@ class RuntimeConfig:
                 **{k: v for k, v in life.items() if k in inclusion_keys}
             ),
             decay=DecayConfig(**{k: v for k, v in life.items() if k not in inclusion_keys}),
+            stages=RecallStagesConfig.from_mapping(_table(rec.get("stages", {}), "recall.stages")),
             extraction=ExtractionConfig(**ext),
         )
         if "provider" in emb:
@@ -212,7 +218,16 @@ class RuntimeConfig:
             for f in dataclasses.fields(self.priming)
             for v in (getattr(self.priming, f.name),)
         ]
+        for name in STAGE_NAMES:
+            section = dataclasses.asdict(getattr(c.stages, name))
+            lines += [f"recall.stages.{name}.{k} = {v}" for k, v in section.items()]
         return "\n".join(lines)
+
+
+def _table(value: object, name: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"[{name}] must be a table")
+    return value
 
 
 def _section(data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:

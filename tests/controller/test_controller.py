@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from remem.controller import (
+    ControllerConfig,
     ExtractedEntity,
     ExtractedMemory,
     ExtractedRelationship,
@@ -169,7 +170,9 @@ async def test_injected_clock_drives_recency(make_stack: Factory) -> None:
     s.clock.advance(timedelta(hours=48))
     (hit,) = await s.controller.recall("Ana Lisbon", k=1)
     assert hit.signals["age_hours"] == pytest.approx(48.0)
-    assert hit.signals["recency"] == pytest.approx(math.exp(-0.005 * 48))
+    # bounded: 1 − a + a·exp(−rate·h), never below 1 − a (remem.controller.stages.recency)
+    a = ControllerConfig().stages.recency.weight
+    assert hit.signals["recency"] == pytest.approx(1 - a + a * math.exp(-0.005 * 48))
 
 
 async def test_bad_input_is_typed_and_changes_nothing(make_stack: Factory) -> None:

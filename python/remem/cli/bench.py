@@ -58,7 +58,7 @@ def add_parser(sub: Any) -> None:
         "--recency-rate",
         type=float,
         default=None,
-        help="recency decay per hour after fusion (default 0; a companion uses 0.005)",
+        help="recency prior's decay per hour (default remem's 0.005; the prior is bounded)",
     )
     locomo.add_argument(
         "--stemming",

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from remem.controller.stages.config import RecallStagesConfig
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
 
@@ -81,16 +82,18 @@ class ControllerConfig:
     """Everything the controller tunes.
 
     ``candidates``: how many hits each retriever contributes before fusion (at least ``k``).
-    ``inclusion``: recency rate and usage weight of the inclusion factors applied after fusion
-    (``recency = exp(-recency_rate · hours since creation)``,
-    ``usage = 1 + hit_weight · ln(1 + access_count)``). ``decay``: the reinforcement applied
-    to recalled records (``DecayCalculator.reinforce``).
+    ``inclusion``: the recency rate and usage weight the recall priors use (bounded:
+    ``recency = 1 − a + a · exp(-recency_rate · hours)``, ``usage = 1 + hit_weight · n/(1+n)``,
+    ``a = stages.recency.weight``). ``stages``: the ranking stages after retrieval
+    (:mod:`remem.controller.stages`). ``decay``: the reinforcement applied to recalled records
+    (``DecayCalculator.reinforce``).
     """
 
     fusion: FusionConfig = field(default_factory=FusionConfig)
     candidates: int = 30
     inclusion: InclusionScorerConfig = field(default_factory=InclusionScorerConfig)
     decay: DecayConfig = field(default_factory=DecayConfig)
+    stages: RecallStagesConfig = field(default_factory=RecallStagesConfig)
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     max_k: int = 1_000
 

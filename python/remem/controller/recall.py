@@ -34,16 +34,19 @@ assembly which is which):
   metadata ``{"source": "graph", "entity_id": …, "start_entity_id": …}``; usage = the
   entity's access count.
 
-Then ``final = fused × recency × usage`` with ``recency = exp(-recency_rate · hours since
-creation)`` and ``usage = 1 + hit_weight · ln(1 + access_count)`` (InclusionScorerConfig
-defaults 0.005/h and 0.1). Every factor is in ``signals``; ``explanation`` renders them.
-Ties are broken by id.
+Before fusion, full-text turn hits gain a share of their session neighbours' scores (the
+``neighbours`` stage; full text is searched ``depth_factor`` × deeper for it). After fusion,
+``final = fused × recency × usage × speaker × dates × time_expressions`` — bounded priors
+(:mod:`remem.controller.stages`): ``recency = 1 − a + a · exp(-recency_rate · hours since
+creation)`` never falls below ``1 − a`` (a = 0.05), so age re-orders near-ties and never buries a
+match; then among memories stating different values of one keyed fact the newest wins
+(``conflict``). Every factor is in ``signals``; ``explanation`` renders them. Ties are broken
+by id.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -54,6 +57,16 @@ from numpy.typing import NDArray
 
 from remem.controller.config import ControllerConfig
 from remem.controller.fusion import Fused, RankedList, describe_fusion, fuse
+from remem.controller.stages import (
+    CandidateView,
+    Keyed,
+    NeighbourScored,
+    prior_factors,
+    propagate_neighbours,
+    query_cues,
+    resolve_conflicts,
+    speaker_of,
+)
 from remem.errors import NotFoundError
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import (
@@ -129,6 +142,8 @@ class RecallPipeline:
         now: datetime,
     ) -> list[list[ScoredMemory]]:
         depth = max(options.k, self.config.candidates)
+        nb = self.config.stages.neighbours
+        text_depth = depth * nb.depth_factor if nb.enabled else depth
         staged = [s for s in options.memory_stages if s in STAGED]
 
         async def vector_hits() -> list[list[StagedScore]]:
@@ -141,15 +156,18 @@ class RecallPipeline:
 
         vec, texts, graphs = await asyncio.gather(
             vector_hits(),
-            self._texts(queries, depth, options),
+            self._texts(queries, text_depth, options),
             asyncio.gather(*(self._graph(q, depth, options, now) for q in queries)),
         )
+        # Neighbour shares re-rank the deeper list, which is then cut back to ``depth`` BEFORE
+        # eligibility, so only the notes that can rank are read from the record store.
+        ranked_texts = [propagate_neighbours(t, nb)[:depth] for t in texts]
         wanted = {m.id for ms in vec for m in ms}
-        wanted |= {h.id for hs in texts for h in hs if h.kind is EpisodeKind.NOTE}
+        wanted |= {n.hit.id for ns in ranked_texts for n in ns if n.hit.kind is EpisodeKind.NOTE}
         records = await self._eligible(sorted(wanted), options)
         return [
-            self._rank(v, t, g, records, options, now)
-            for v, t, g in zip(vec, texts, graphs, strict=True)
+            self._rank(q, v, t, g, records, options, now)
+            for q, v, t, g in zip(queries, vec, ranked_texts, graphs, strict=True)
         ]
 
     async def _texts(
@@ -216,13 +234,15 @@ class RecallPipeline:
 
     def _rank(
         self,
+        query: str,
         vec: Sequence[StagedScore],
-        text: Sequence[EpisodicHit],
+        text: Sequence[NeighbourScored],
         graph: Sequence[GraphHit],
         records: Mapping[str, MemoryRecord],
         options: RecallOptions,
         now: datetime,
     ) -> list[ScoredMemory]:
+        stages = self.config.stages
         candidates: dict[str, _Candidate] = {}
 
         def memory(key: str) -> bool:
@@ -236,13 +256,17 @@ class RecallPipeline:
 
         vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
         text_list: list[tuple[str, float]] = []
-        for h in text:
+        shares: dict[str, float] = {}
+        for n in text:
+            h = n.hit
             if h.kind is EpisodeKind.NOTE:
                 if memory(h.id):
-                    text_list.append((h.id, h.score))
+                    text_list.append((h.id, n.score))
+                    shares[h.id] = n.share
             elif h.id not in candidates and _turn_allowed(h, options):
                 candidates[h.id] = _Candidate(h.id, h.created_at, 0, turn=h)
-                text_list.append((h.id, h.score))
+                text_list.append((h.id, n.score))
+                shares[h.id] = n.share
         graph_list: list[tuple[str, float]] = []
         for hit in graph:
             key = f"graph:{hit.entity.id}"
@@ -259,23 +283,43 @@ class RecallPipeline:
             RankedList("graph", graph_list),
         ]
         fused = fuse(lists, self.config.fusion)
-        inc = self.config.inclusion
-        scored: list[tuple[float, str, Fused, float, float, float]] = []
+        views = {key: _view(candidates[key]) for key in fused}
+        cues = query_cues(query, now, {v.speaker for v in views.values() if v.speaker}, stages)
+        factors: dict[str, dict[str, float]] = {}
+        finals: dict[str, float] = {}
         for key, f in fused.items():
-            c = candidates[key]
-            hours = max(0.0, (now - c.created_at).total_seconds() / 3600.0)
-            recency = math.exp(-inc.recency_rate * hours)
-            usage = 1.0 + inc.hit_weight * math.log1p(c.access_count)
-            scored.append((f.score * recency * usage, key, f, recency, usage, hours))
-        scored.sort(key=lambda s: (-s[0], s[1]))
+            factors[key] = prior_factors(views[key], cues, now, stages, self.config.inclusion)
+            final = f.score
+            for value in factors[key].values():
+                final *= value
+            finals[key] = final
+        keyed = [
+            Keyed(key, finals[key], candidates[key].created_at, rec.metadata)
+            for key in fused
+            if (rec := candidates[key].record) is not None
+        ]
+        for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
+            factors[key]["conflict"] = factor
+            finals[key] *= factor
+        order = sorted(fused, key=lambda key: (-finals[key], key))
         return [
-            self._result(candidates[key], final, f, recency, usage, hours)
-            for final, key, f, recency, usage, hours in scored[: options.k]
+            self._result(
+                candidates[key], finals[key], fused[key], factors[key], shares.get(key, 0.0), now
+            )
+            for key in order[: options.k]
         ]
 
     def _result(
-        self, c: _Candidate, final: float, f: Fused, recency: float, usage: float, hours: float
+        self,
+        c: _Candidate,
+        final: float,
+        f: Fused,
+        factors: Mapping[str, float],
+        share: float,
+        now: datetime,
     ) -> ScoredMemory:
+        hours = max(0.0, (now - c.created_at).total_seconds() / 3600.0)
+        recency, usage = factors["recency"], factors["usage"]
         signals: dict[str, float] = {}
         for name, (rank, raw, part) in f.parts.items():
             signals[name] = float(raw)
@@ -283,12 +327,13 @@ class RecallPipeline:
             signals[f"{name}_fused"] = float(part)
         signals.update(
             fusion=f.score,
-            recency=recency,
-            usage=usage,
             inclusion=recency * usage,
             age_hours=hours,
             access_count=float(c.access_count),
+            neighbours=share,
+            conflict=1.0,
         )
+        signals.update(factors)
         record = c.record
         if record is None:
             record = _turn_record(c) if c.turn is not None else _graph_record(c)
@@ -297,6 +342,11 @@ class RecallPipeline:
             f" × recency {recency:.3f} ({hours:.1f} h old)"
             f" × usage {usage:.3f} ({c.access_count} accesses)"
         )
+        for name, value in factors.items():
+            if name not in ("recency", "usage") and value != 1.0:
+                explanation += f" × {name} {value:.3g}"
+        if share:
+            explanation += f"; fulltext includes neighbours +{share:.3g}"
         if c.graph is not None:
             explanation += f"; graph: {c.graph.explanation}"
         # Trusted: every value was computed here from validated store rows (finite scores).
@@ -310,6 +360,17 @@ class RecallPipeline:
                 "explanation": explanation,
             },
         )
+
+
+def _view(c: _Candidate) -> CandidateView:
+    if c.record is not None:
+        text, meta = c.record.text, c.record.metadata
+    elif c.turn is not None:
+        text, meta = c.turn.text, c.turn.metadata
+    else:
+        assert c.graph is not None
+        text, meta = "\n".join(c.graph.facts()), {}
+    return CandidateView(c.created_at, c.access_count, text, speaker_of(meta))
 
 
 def _turn_allowed(hit: EpisodicHit, options: RecallOptions) -> bool:

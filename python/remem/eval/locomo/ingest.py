@@ -13,7 +13,7 @@ plus ``TURN_SPACING`` per turn as ``created_at``, and ``metadata = {"dia_id", "s
 
 Turns reach recall through full text only (the episodic index). With ``index="both"``
 (default) or ``"memories"`` each utterance is also stored as a memory (``remember_many`` per
-session, kind ``note``, ``metadata = {"dia_id", "turn_id"}``, provenance ``source_type
+session, kind ``note``, ``metadata = {"dia_id", "turn_id", "speaker"}``, provenance ``source_type
 "locomo"``), which is what the vector retriever — and so ``--embedder`` — searches.
 ``index="turns"`` measures the episodic path alone. No extractor runs: the benchmark measures
 retrieval over what was said, not what an LLM distilled from it.
@@ -147,7 +147,7 @@ async def _write(
                 MemorySpec(
                     content,
                     memory_id=f"{entry_id}/memory",
-                    metadata={"dia_id": turn.dia_id, "turn_id": entry_id},
+                    metadata={"dia_id": turn.dia_id, "turn_id": entry_id, "speaker": turn.speaker},
                 )
             )
         if index in ("memories", "both") and specs:

@@ -9,14 +9,13 @@ conversation, kept for inspection) and, from :func:`remem.eval.locomo.report.wri
 ``results.json``, ``report.md`` and the plots. Conversations run one after another (each
 runtime is closed before the next opens), so memory use is one conversation's.
 
-Controller settings are remem's defaults except two (:meth:`LocomoConfig.controller`):
-``recency_rate`` (default 0 here: a LoCoMo question may ask about any session of a history that
-spans months, and remem's companion default of 0.005/h would rank a two-month-old utterance at
-under 0.1% of a fresh one's score — the benchmark would measure that policy, not retrieval; pass
-``--recency-rate 0.005`` to measure remem as a companion is configured) and ``usage_weight``
-(``InclusionScorerConfig.hit_weight``, default 0 here, remem's is 0.1): recalled memories gain
-access counts, and with a weight above 0 each question's recall would reorder the next's,
-making the scores depend on question order.
+Controller settings are remem's defaults (:meth:`LocomoConfig.controller`), recency and usage
+included: both are bounded priors (:mod:`remem.controller.stages.recency`; a two-month-old
+utterance keeps 95 % of its score), so the benchmark measures remem as it ships. ``recency_rate``
+(``--recency-rate``) and ``usage_weight`` (``InclusionScorerConfig.hit_weight``) can still be
+set; with a usage weight above 0 each question's recall reinforces what it returned, so the
+scores depend (within the usage prior's bound, ≤ 10 %) on question order — deterministic for a
+fixed file.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from remem.eval.locomo.loader import load_locomo
 from remem.eval.locomo.rankings import write_rankings
 from remem.eval.locomo.retrieve import QuestionResult, retrieve_conversation
 from remem.eval.locomo.summary import summarise
+from remem.lifecycle import InclusionScorerConfig
 from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 
 __all__ = ["DEFAULT_KS", "LocomoConfig", "LocomoRun", "ProgressFn", "run_locomo"]
@@ -60,8 +60,8 @@ class LocomoConfig:
     ks: tuple[int, ...] = DEFAULT_KS
     index: IndexMode = "both"
     rankings: Path | None = None
-    recency_rate: float = 0.0
-    usage_weight: float = 0.0
+    recency_rate: float = InclusionScorerConfig.recency_rate
+    usage_weight: float = InclusionScorerConfig.hit_weight
     full_text: FullTextConfig = DEFAULT_FULL_TEXT
     """The full-text normalisation (stemming language, query stop words) the memories use."""
 

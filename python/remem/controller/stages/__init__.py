@@ -1,0 +1,69 @@
+"""Recall's ranking stages after retrieval, each named, switchable and explained.
+
+* :mod:`~remem.controller.stages.neighbours` — full-text turn hits gain a share of their session
+  neighbours' scores (before fusion);
+* :mod:`~remem.controller.stages.recency` — bounded recency and usage priors;
+* :mod:`~remem.controller.stages.speaker` — a question naming a participant favours their turns;
+* :mod:`~remem.controller.stages.question_dates` — dates, months and relative times in a question
+  favour what was said then;
+* :mod:`~remem.controller.stages.time_expressions` — "when / how long" favours turns that say
+  a time;
+* :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
+  newest wins.
+
+:mod:`~remem.controller.stages.priors` applies the per-candidate ones;
+:class:`RecallStagesConfig` (``ControllerConfig.stages``) holds their settings.
+"""
+
+from __future__ import annotations
+
+from remem.controller.stages.config import STAGE_NAMES, RecallStagesConfig
+from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_conflicts
+from remem.controller.stages.neighbours import (
+    NeighbourConfig,
+    NeighbourScored,
+    propagate_neighbours,
+)
+from remem.controller.stages.priors import (
+    PRIOR_NAMES,
+    CandidateView,
+    QueryCues,
+    prior_factors,
+    query_cues,
+    speaker_of,
+)
+from remem.controller.stages.question_dates import DatePriorConfig, question_windows
+from remem.controller.stages.recency import RecencyPriorConfig, recency_prior, usage_prior
+from remem.controller.stages.speaker import SpeakerPriorConfig, named_speakers
+from remem.controller.stages.time_expressions import (
+    TimeExpressionPriorConfig,
+    asks_for_time,
+    states_time,
+)
+
+__all__ = [
+    "PRIOR_NAMES",
+    "STAGE_NAMES",
+    "CandidateView",
+    "ConflictConfig",
+    "DatePriorConfig",
+    "Keyed",
+    "NeighbourConfig",
+    "NeighbourScored",
+    "QueryCues",
+    "RecallStagesConfig",
+    "RecencyPriorConfig",
+    "SpeakerPriorConfig",
+    "TimeExpressionPriorConfig",
+    "asks_for_time",
+    "named_speakers",
+    "prior_factors",
+    "propagate_neighbours",
+    "query_cues",
+    "question_windows",
+    "recency_prior",
+    "resolve_conflicts",
+    "speaker_of",
+    "states_time",
+    "usage_prior",
+]

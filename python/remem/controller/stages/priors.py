@@ -1,0 +1,94 @@
+"""The per-candidate priors of one query: recency, usage, speaker, dates, time expressions.
+
+:class:`QueryCues` is read from the query once (which participants it names, which date windows,
+whether it asks for a time); :func:`prior_factors` turns one candidate into named factors, each
+≥ a positive floor, which recall multiplies into the fused score:
+
+    final = fused × recency × usage × speaker × dates × time_expressions   (× conflict)
+
+A switched-off stage contributes 1.0. Example: a question naming Caroline, asked 180 days after
+a turn Caroline spoke, with the defaults: ``recency ≈ 0.95`` (never lower), ``speaker = 2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from remem.controller.stages.config import RecallStagesConfig
+from remem.controller.stages.question_dates import Window, question_windows
+from remem.controller.stages.recency import recency_prior, usage_prior
+from remem.controller.stages.speaker import named_speakers
+from remem.controller.stages.time_expressions import asks_for_time, states_time
+from remem.lifecycle import InclusionScorerConfig
+
+__all__ = ["PRIOR_NAMES", "CandidateView", "QueryCues", "prior_factors", "query_cues", "speaker_of"]
+
+PRIOR_NAMES = ("recency", "usage", "speaker", "dates", "time_expressions")
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateView:
+    """What the priors read of a candidate."""
+
+    created_at: datetime
+    access_count: int
+    text: str
+    speaker: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class QueryCues:
+    """What the priors read of a query (see :func:`query_cues`)."""
+
+    speakers: frozenset[str]
+    windows: tuple[Window, ...]
+    asks_time: bool
+
+
+def speaker_of(metadata: Mapping[str, object]) -> str | None:
+    """``metadata["speaker"]`` when it is a non-empty string."""
+    s = metadata.get("speaker")
+    return s if isinstance(s, str) and s.strip() else None
+
+
+def query_cues(
+    query: str, now: datetime, participants: Iterable[str], config: RecallStagesConfig
+) -> QueryCues:
+    """The cues of ``query`` asked at ``now``; ``participants``: the candidates' speakers."""
+    speakers = named_speakers(query, participants) if config.speaker.enabled else frozenset()
+    windows = (
+        tuple(question_windows(query, now, config.dates.slack_days)) if config.dates.enabled else ()
+    )
+    asks = config.time_expressions.enabled and asks_for_time(query)
+    return QueryCues(speakers, windows, asks)
+
+
+def prior_factors(
+    c: CandidateView,
+    cues: QueryCues,
+    now: datetime,
+    config: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> dict[str, float]:
+    """Every prior's factor for ``c`` (keys :data:`PRIOR_NAMES`, in order)."""
+    hours = max(0.0, (now - c.created_at).total_seconds() / 3600.0)
+    speaker = 1.0
+    if cues.speakers and c.speaker in cues.speakers:
+        speaker += config.speaker.boost
+    dates = 1.0
+    if cues.windows and any(a <= c.created_at < b for a, b in cues.windows):
+        dates += config.dates.boost
+    timed = 1.0
+    if cues.asks_time and states_time(c.text):
+        timed += config.time_expressions.boost
+    return {
+        "recency": recency_prior(hours, rate=inclusion.recency_rate, weight=config.recency.weight),
+        "usage": usage_prior(
+            c.access_count, hit_weight=inclusion.hit_weight, bounded=config.recency.bounded_usage
+        ),
+        "speaker": speaker,
+        "dates": dates,
+        "time_expressions": timed,
+    }

@@ -1,0 +1,228 @@
+"""The recall stages as pure functions: bounds, naming, windows, propagation, conflicts, config."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from remem.controller.stages import (
+    ConflictConfig,
+    DatePriorConfig,
+    Keyed,
+    NeighbourConfig,
+    RecallStagesConfig,
+    RecencyPriorConfig,
+    SpeakerPriorConfig,
+    asks_for_time,
+    named_speakers,
+    propagate_neighbours,
+    question_windows,
+    recency_prior,
+    resolve_conflicts,
+    states_time,
+    usage_prior,
+)
+from remem.errors import ConfigError
+from remem.models import EpisodeKind, EpisodicHit
+from remem.runtime_config import RuntimeConfig
+
+NOW = datetime(2023, 9, 1, 12, tzinfo=UTC)
+
+
+@given(
+    hours=st.floats(min_value=-1e6, max_value=1e12, allow_nan=False),
+    rate=st.floats(min_value=0, max_value=10),
+    weight=st.floats(min_value=0, max_value=1),
+)
+def test_recency_is_bounded_below_and_monotone(hours: float, rate: float, weight: float) -> None:
+    r = recency_prior(hours, rate=rate, weight=weight)
+    assert 1 - weight - 1e-12 <= r <= 1 + 1e-12
+    assert recency_prior(hours + 100, rate=rate, weight=weight) <= r + 1e-12
+
+
+def test_recency_does_not_tend_to_zero() -> None:
+    assert recency_prior(24 * 365 * 10, rate=0.005, weight=0.1) == pytest.approx(0.9)
+    assert recency_prior(0, rate=0.005, weight=0.1) == 1.0
+    # weight 1 is the old unbounded factor
+    assert recency_prior(48, rate=0.005, weight=1.0) == pytest.approx(math.exp(-0.24))
+
+
+@given(n=st.integers(min_value=-5, max_value=10**9), w=st.floats(min_value=0, max_value=5))
+def test_usage_is_bounded(n: int, w: float) -> None:
+    u = usage_prior(n, hit_weight=w)
+    assert 1.0 <= u <= 1.0 + w
+    assert usage_prior(n + 1, hit_weight=w) >= u
+
+
+def _hit(
+    i: str, session: str, n: int | None, score: float, kind: EpisodeKind = EpisodeKind.TURN
+) -> EpisodicHit:
+    return EpisodicHit(
+        id=i,
+        kind=kind,
+        session_id=session,
+        turn_number=n,
+        text=f"text {i}",
+        score=score,
+        created_at=NOW,
+    )
+
+
+def test_neighbours_lift_a_turn_between_matching_turns() -> None:
+    hits = [
+        _hit("far", "s1", 40, 3.0),
+        _hit("q", "s1", 9, 2.5),
+        _hit("answer", "s1", 10, 1.0),
+        _hit("q2", "s1", 11, 2.0),
+        _hit("other-session", "s2", 10, 1.5),
+        _hit("note", "s1", None, 1.2, EpisodeKind.NOTE),
+    ]
+    out = propagate_neighbours(hits, NeighbourConfig(before=2, after=1, weight=0.5))
+    by_id = {n.hit.id: n for n in out}
+    # answer: own 1.0 + 0.5·(2.5 before + 2.0 after)
+    assert by_id["answer"].share == pytest.approx(2.25)
+    assert by_id["answer"].score == pytest.approx(3.25)
+    # q2: 2.0 + 0.5·(2.5 + 1.0) from the two turns before it; q: 2.5 + 0.5·1.0 (one after)
+    assert [n.hit.id for n in out] == ["q2", "answer", "far", "q", "other-session", "note"]
+    assert by_id["other-session"].share == 0.0
+    assert by_id["note"].share == 0.0
+    assert by_id["far"].share == 0.0
+    scores = [n.score for n in out]
+    assert scores == sorted(scores, reverse=True)
+    off = propagate_neighbours(hits, NeighbourConfig(enabled=False))
+    assert [n.hit.id for n in off] == [h.id for h in hits]
+    assert all(n.share == 0 for n in off)
+
+
+def test_speaker_named_only_when_some_not_all() -> None:
+    both = {"Caroline", "Melanie"}
+    assert named_speakers("What did Caroline paint?", both) == {"Caroline"}
+    assert named_speakers("what did caroline\u2019s dog eat", both) == {"Caroline"}
+    assert named_speakers("What did Caroline and Melanie do?", both) == frozenset()
+    assert named_speakers("What did Carol paint?", both) == frozenset()
+    assert named_speakers("What did Caroline paint?", {"Caroline"}) == frozenset()
+    assert named_speakers("Where did Óscar go?", {"Óscar", "Ana"}) == {"Óscar"}
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("Who did Maria have dinner with on May 3, 2023?", "2023-05-03", "2023-05-04"),
+        ("What was the pet she lost on 3 June, 2023?", "2023-06-03", "2023-06-04"),
+        ("What did Maria donate in December 2022?", "2022-12-01", "2023-01-01"),
+        ("What did they do in May?", "2023-05-01", "2023-06-01"),
+        ("What happened in 2022?", "2022-01-01", "2023-01-01"),
+        ("What did he do last week?", "2023-08-25", "2023-09-01"),
+    ],
+)
+def test_question_windows(question: str, start: str, end: str) -> None:
+    (w,) = question_windows(question, NOW, 0.0)
+    assert (w[0].date().isoformat(), w[1].date().isoformat()) == (start, end)
+    (wide,) = question_windows(question, NOW, 2.0)
+    assert wide == (w[0] - timedelta(days=2), w[1] + timedelta(days=2))
+
+
+def test_questions_without_dates_have_no_window() -> None:
+    assert question_windows("What does Maria like to paint?", NOW, 3.0) == []
+    # an impossible day is no day window; its month still is one
+    (w,) = question_windows("What did she say on 31 February, 2023?", NOW, 0.0)
+    assert (w[0].date().isoformat(), w[1].date().isoformat()) == ("2023-02-01", "2023-03-01")
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("When did Melanie run a charity race?", True),
+        ("How long has Caroline had her friends?", True),
+        ("In what year did John start surfing?", True),
+        ("Which month did they move?", True),
+        ("How many years ago did she marry?", True),
+        ("What did Melanie paint?", False),
+        ("Who is Caroline's friend since high school?", False),
+    ],
+)
+def test_asks_for_time(question: str, asks: bool) -> None:
+    assert asks_for_time(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("I ran it last Saturday!", True),
+        ("We went there two weeks ago.", True),
+        ("It was back in 2019.", True),
+        ("See you on May 5th", True),
+        ("Yesterday was great", True),
+        ("I love painting sunsets with my kids.", False),
+        ("That sounds amazing, tell me more", False),
+    ],
+)
+def test_states_time(text: str, states: bool) -> None:
+    assert states_time(text) is states
+
+
+def _keyed(key: str, score: float, day: int, value: str | None) -> Keyed:
+    meta: dict[str, object] = {"subject": "user", "attribute": "city"}
+    if value is not None:
+        meta["value"] = value
+    return Keyed(key, score, NOW + timedelta(days=day), meta)
+
+
+def test_conflicting_values_newest_wins() -> None:
+    items = [_keyed("porto", 1.0, 0, "Porto"), _keyed("lisbon", 0.6, 30, "Lisbon")]
+    out = resolve_conflicts(items, ConflictConfig(stale_factor=0.5))
+    assert out["lisbon"] * 0.6 == pytest.approx(1.0)
+    assert out["porto"] * 1.0 == pytest.approx(0.5)
+    same = [_keyed("a", 1.0, 0, "Porto"), _keyed("b", 0.6, 30, "porto")]
+    assert resolve_conflicts(same, ConflictConfig()) == {}
+    assert resolve_conflicts(items, ConflictConfig(enabled=False)) == {}
+    unkeyed = [Keyed("x", 1.0, NOW, {}), Keyed("y", 2.0, NOW, {"subject": "user"})]
+    assert resolve_conflicts(unkeyed, ConflictConfig()) == {}
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RecencyPriorConfig(weight=1.5),
+        lambda: NeighbourConfig(before=-1),
+        lambda: NeighbourConfig(depth_factor=0),
+        lambda: NeighbourConfig(weight=float("nan")),
+        lambda: SpeakerPriorConfig(boost=-1),
+        lambda: DatePriorConfig(slack_days=100),
+        lambda: ConflictConfig(stale_factor=2),
+        lambda: RecallStagesConfig(speaker=NeighbourConfig()),  # type: ignore[arg-type]
+        lambda: RecallStagesConfig().without("nope"),
+        lambda: RecallStagesConfig.from_mapping({"nope": {}}),
+        lambda: RecallStagesConfig.from_mapping({"speaker": {"bost": 1}}),
+    ],
+)
+def test_bad_config_is_a_config_error(make: object) -> None:
+    with pytest.raises(ConfigError):
+        make()  # type: ignore[operator]
+
+
+def test_stages_settable_in_toml() -> None:
+    cfg = RuntimeConfig.from_mapping(
+        {
+            "recall": {
+                "stages": {
+                    "speaker": {"boost": 0.5},
+                    "neighbours": {"enabled": False},
+                    "recency": {"weight": 0.2},
+                }
+            }
+        }
+    )
+    stages = cfg.controller.stages
+    assert stages.speaker.boost == 0.5
+    assert stages.neighbours.enabled is False
+    assert stages.recency.weight == 0.2
+    assert stages.dates == RecallStagesConfig().dates
+    assert "recall.stages.speaker.boost = 0.5" in cfg.describe()
+    off = RecallStagesConfig().without("recency", "speaker")
+    assert off.recency.weight == 0.0
+    assert off.speaker.enabled is False
