@@ -46,21 +46,21 @@ async def measure(make_stack: Factory, method: str, name: str) -> tuple[float, f
 
 
 async def test_default_fusion_is_the_measured_best(make_stack: Factory) -> None:
-    """Recall@5 decides (context assembly feeds the model the top few). Since stop words leave
-    full-text queries, the two methods tie on recall@5 here and weighted fusion ranks the answer
-    higher (MRR); the tie is broken end to end by ``remem eval --quick`` (fusion.py's docstring
-    has both measurements), where weighted fusion lost 5 points of context recall and doubled
-    the stale-only rate. So: RRF must
-    not fall behind on recall@5, and both must stay useful."""
+    """Recall@5 decides (context assembly feeds the model the top few). The default, linear
+    fusion with the weights fitted on LoCoMo dev (:mod:`remem.eval.locomo.fit`), was not fitted
+    on this synthetic set, so it is a held-out check: it must not fall behind RRF, the old
+    default, on recall@5 here, and every method must stay useful."""
     rrf = await measure(make_stack, "rrf", "rrf")
     weighted = await measure(make_stack, "weighted", "weighted")
+    linear = await measure(make_stack, "linear", "linear")
     print(
         f"\nrrf MRR={rrf[0]:.3f} R@5={rrf[1]:.3f}; "
-        f"weighted MRR={weighted[0]:.3f} R@5={weighted[1]:.3f}"
+        f"weighted MRR={weighted[0]:.3f} R@5={weighted[1]:.3f}; "
+        f"linear MRR={linear[0]:.3f} R@5={linear[1]:.3f}"
     )
-    assert min(rrf[1], weighted[1]) > 0.3  # both are useful on a lexical embedder
-    assert DEFAULT_FUSION == "rrf"
-    assert rrf[1] >= weighted[1]
+    assert min(rrf[1], weighted[1], linear[1]) > 0.3  # all are useful on a lexical embedder
+    assert DEFAULT_FUSION == "linear"
+    assert linear[1] >= rrf[1]
 
 
 def test_fusion_config_validation() -> None:
