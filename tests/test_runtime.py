@@ -82,7 +82,8 @@ def test_describe_prints_effective_configuration(tmp_path: Path) -> None:
     assert "backend = postgres" in text
     assert "secret" not in text
     assert "u:***@h" in text
-    assert "recall.fusion = rrf" in text
+    assert "recall.fusion = linear" in text
+    assert "recall.features = fitted for the embedder" in text
     assert "embeddings.model = remem-hashing" in text
     assert "lifecycle.decay_rate = 0.01" in text
 
@@ -91,11 +92,14 @@ def test_toml_and_bad_config(tmp_path: Path) -> None:
     toml = tmp_path / "remem.toml"
     toml.write_text(
         f'path = "{tmp_path / "m"}"\n[recall]\nfusion = "weighted"\ncandidates = 40\n'
+        "features = { fulltext = 1.0, vector = 0.5 }\nmerge_copies = false\n"
         "[extraction]\ninterval = 3\n[lifecycle]\ndecay_rate = 0.02\nrecency_rate = 0.01\n"
     )
     cfg = remem.Runtime.from_toml(toml).config
     assert cfg.controller.fusion.method == "weighted"
     assert cfg.controller.candidates == 40
+    assert cfg.controller.fusion.features == {"fulltext": 1.0, "vector": 0.5}
+    assert cfg.controller.fusion.merge_copies is False
     assert cfg.controller.extraction.interval == 3
     assert cfg.controller.decay.decay_rate == 0.02
     assert cfg.controller.inclusion.recency_rate == 0.01

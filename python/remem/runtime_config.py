@@ -152,7 +152,11 @@ class RuntimeConfig:
             if key in data:
                 top[key] = data.pop(key)
         emb = _section(data, "embeddings", {"provider", "dimension"})
-        rec = _section(data, "recall", {"fusion", "rrf_k", "candidates", "weights", "stages"})
+        rec = _section(
+            data,
+            "recall",
+            {"fusion", "rrf_k", "candidates", "weights", "features", "merge_copies", "stages"},
+        )
         ext = _section(data, "extraction", {"interval", "queue_size", "drain_timeout"})
         text = _section(data, "full_text", {"language"})
         if text:
@@ -168,7 +172,7 @@ class RuntimeConfig:
         fusion = FusionConfig(
             method=rec.get("fusion", FusionConfig.method),
             rrf_k=rec.get("rrf_k", FusionConfig.rrf_k),
-            **({"weights": rec["weights"]} if "weights" in rec else {}),
+            **{k: rec[k] for k in ("weights", "features", "merge_copies") if k in rec},
         )
         inclusion_keys = {"recency_rate", "hit_weight"}
         controller = ControllerConfig(
@@ -204,6 +208,13 @@ class RuntimeConfig:
             f"recall.fusion = {c.fusion.method}",
             f"recall.rrf_k = {c.fusion.rrf_k}",
             f"recall.weights = {dict(sorted(c.fusion.weights.items()))}",
+            "recall.features = "
+            + (
+                "fitted for the embedder"
+                if c.fusion.features is None
+                else str(dict(sorted(c.fusion.features.items())))
+            ),
+            f"recall.merge_copies = {str(c.fusion.merge_copies).lower()}",
             f"recall.candidates = {c.candidates}",
             f"recall.recency_rate = {c.inclusion.recency_rate}",
             f"recall.hit_weight = {c.inclusion.hit_weight}",

@@ -35,7 +35,9 @@ async def test_bare_remember_then_recall_round_trip(make_stack: Factory) -> None
     assert set(top.sources) == {"vector", "fulltext"}  # fused under one key
     for name in ("vector", "fulltext", "fusion", "recency", "usage", "inclusion"):
         assert name in top.signals, name
-    assert ("rrf" if DEFAULT_FUSION == "rrf" else "weighted") in top.explanation
+    assert {"rrf": "rrf", "weighted": "weighted", "linear": "linear"}[DEFAULT_FUSION] in (
+        top.explanation
+    )
     assert "recency" in top.explanation
     assert top.score == pytest.approx(
         top.signals["fusion"] * top.signals["recency"] * top.signals["usage"]

@@ -1,4 +1,4 @@
-"""Fusion: RRF and weighted fusion, and the labelled evaluation that picked the default."""
+"""Fusion: RRF and weighted fusion, and the labelled synthetic evaluation of every method."""
 
 from __future__ import annotations
 
@@ -45,25 +45,28 @@ async def measure(make_stack: Factory, method: str, name: str) -> tuple[float, f
     return eval_set.mrr_and_recall(ranked, data.questions)
 
 
-async def test_default_fusion_is_the_measured_best(make_stack: Factory) -> None:
-    """Recall@5 decides (context assembly feeds the model the top few). Since stop words leave
-    full-text queries, the two methods tie on recall@5 here and weighted fusion ranks the answer
-    higher (MRR); the tie is broken end to end by ``remem eval --quick`` (fusion.py's docstring
-    has both measurements), where weighted fusion lost 5 points of context recall and doubled
-    the stale-only rate. Since full text stems words (issue 14) both methods improve (MRR
-    0.383 → 0.460 for RRF, 0.442 → 0.503 weighted) and weighted fusion leads recall@5 by one
-    and a half points (0.835 vs 0.820), within what the end-to-end measurement outweighs; the
-    fusion default is to be refit on the dev split (issue 14, item 4). So: RRF must not fall
-    behind by more than 2 points of recall@5, and both must stay useful."""
+async def test_fusion_methods_on_the_synthetic_persona_set(make_stack: Factory) -> None:
+    """Recall@5 on a set none of the weights were fitted on (a held-out check of the default).
+
+    The default, linear fusion with the hashing weights fitted on LoCoMo dev
+    (:mod:`remem.eval.locomo.fit`), gives full text most of the vote; on this set of paraphrased
+    questions, where the lexical vectors carry more, it measured R@5 0.665 against RRF's 0.820
+    (MRR 0.397 vs 0.383) — a known cost of fitting on real conversations, recorded in
+    :mod:`remem.controller.fusion`. This test pins the measurement so a change that makes it
+    worse fails, and keeps every method useful."""
     rrf = await measure(make_stack, "rrf", "rrf")
     weighted = await measure(make_stack, "weighted", "weighted")
+    linear = await measure(make_stack, "linear", "linear")
     print(
         f"\nrrf MRR={rrf[0]:.3f} R@5={rrf[1]:.3f}; "
-        f"weighted MRR={weighted[0]:.3f} R@5={weighted[1]:.3f}"
+        f"weighted MRR={weighted[0]:.3f} R@5={weighted[1]:.3f}; "
+        f"linear MRR={linear[0]:.3f} R@5={linear[1]:.3f}"
     )
-    assert min(rrf[1], weighted[1]) > 0.3  # both are useful on a lexical embedder
-    assert DEFAULT_FUSION == "rrf"
-    assert rrf[1] >= weighted[1] - 0.02
+    assert min(rrf[1], weighted[1], linear[1]) > 0.3  # all are useful on a lexical embedder
+    assert DEFAULT_FUSION == "linear"
+    assert rrf[1] >= weighted[1] - 0.02  # with stemming, weighted leads RRF by 1.5 points
+    assert linear[1] >= 0.66
+    assert linear[0] >= rrf[0]
 
 
 def test_fusion_config_validation() -> None:

@@ -12,10 +12,11 @@ id), so fusion rewards agreement.
   retriever's raw scores min-max scaled within the query (a lone hit, or all-equal scores,
   scale to 1).
 
-Default: **RRF**, picked by measurement on two sets. ``tests/controller/test_fusion_eval.py``
-builds a seeded set of 200 synthetic persona memories with 200 paraphrased questions (each with
-one known answer, many near-miss distractors sharing words) plus 100 chat turns naming the same
-people (full-text noise), and recalls with the HashingEmbedder on real embedded stores
+Default: **linear** fusion with weights fitted on LoCoMo dev (below). RRF was the default until
+then, picked by measurement on two sets: ``tests/controller/test_fusion_eval.py`` builds a
+seeded set of 200 synthetic persona memories with 200 paraphrased questions (each with one known
+answer, many near-miss distractors sharing words) plus 100 chat turns naming the same people
+(full-text noise), and recalls with the HashingEmbedder on real embedded stores
 (``benches/bench_controller.py::test_fusion_quality`` reports the numbers). Measured (seed 7,
 k=10, deterministic; ``pytest tests/controller/test_fusion_eval.py -s``), with stop words
 planned out of full-text queries:
@@ -23,17 +24,28 @@ planned out of full-text queries:
     method     MRR     recall@5
     rrf        0.383   0.820
     weighted   0.442   0.820
+    linear     0.397   0.665   (hashing weights fitted on LoCoMo; not fitted on this set)
 
-A tie on recall@5 — what context assembly consumes — with weighted ranking the answer higher.
 End to end, ``remem eval --quick`` (4 personas × 21 days, the companion's context recall of the
-current value) settles it: RRF 57.1% [50.0, 64.7], weighted 52.4% [45.3, 59.4], and the
-stale-only rate 14.3% vs 28.6%. Min-max scaling lets one retriever's outlier (a long bm25 match on
-a noisy turn) flatten the others' spread, and in a conversation's turns such outliers are the
-rule. (Before stop words were dropped the labelled set alone decided: rrf recall@5 0.790,
-weighted 0.695.)
+current value): RRF 57.1% [50.0, 64.7], weighted 52.4% [45.3, 59.4], and the stale-only rate
+14.3% vs 28.6%. Min-max scaling lets one retriever's outlier (a long bm25 match on a noisy turn)
+flatten the others' spread. On real conversations (LoCoMo dev, 383 questions) equal-weight RRF
+with the lexical hashing vectors ranked *below* full text alone (R@10 52.0 vs 57.6): a weaker
+retriever with an equal vote drags the stronger one down, which a fitted weight does not.
 
-Both are offered (``FusionConfig(method="weighted")``); ties are broken by key so the order is
-deterministic.
+* **Linear** (learned) fusion: ``fused = Σ_f w_f · x_f`` over named per-candidate features —
+  for each retriever ``r``: ``r`` (its min-max scaled score, as above), ``r_rr`` (``1 / rank``,
+  0 when ``r`` missed the key), plus ``vector_cos`` (the raw cosine, clipped to 0..1: unlike the
+  scaled score it says how close the best hit really is); and any *extra* feature a caller
+  computes per key (a prior such as a speaker or date match), looked up by name. A feature
+  without a weight contributes nothing; weights are ≥ 0, so ``fused ≥ 0``. The weights are not
+  hand-set: :mod:`remem.eval.locomo.fit` fits them on the LoCoMo dev split (coordinate ascent
+  on R@10 + MRR over a dump of every question's candidates, computed by the same
+  :func:`candidate_features` as here) and :mod:`remem.controller.config` ships them as named
+  constants with the figures they produced (one set for the lexical hashing embedder, one for
+  a semantic embedder: :func:`~remem.controller.config.fitted_weights`).
+
+Ties are broken by key so the order is deterministic.
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from remem.controller.config import FusionConfig
+from remem.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +67,13 @@ class RankedList:
 
 @dataclass(slots=True)
 class Fused:
-    """A key's fused score and each retriever's (rank, raw score, contribution)."""
+    """A key's fused score and each retriever's (rank, raw score, contribution); ``features``
+    holds the linear fusion's non-zero feature values (empty for rrf and weighted)."""
 
     key: str
     score: float = 0.0
     parts: dict[str, tuple[int, float, float]] = field(default_factory=dict)
+    features: dict[str, float] = field(default_factory=dict)
 
 
 def reciprocal_rank_fusion(
@@ -106,10 +121,86 @@ def weighted_score_fusion(
     return out
 
 
-def fuse(lists: Sequence[RankedList], config: FusionConfig) -> dict[str, Fused]:
-    """Fuse by ``config.method``."""
+def candidate_features(lists: Sequence[RankedList]) -> dict[str, dict[str, float]]:
+    """Every listed key's built-in features (see the module docstring), non-zero ones only.
+
+    A key listed twice by one retriever counts at its first (best) position; ranks count
+    distinct keys from 1. This is the one definition the fitting script and recall share.
+
+    >>> candidate_features([RankedList("vector", [("a", 0.8), ("b", 0.4)])])["b"]
+    {'vector_rr': 0.5, 'vector_cos': 0.4}
+    """
+    out: dict[str, dict[str, float]] = {}
+    for ranked in lists:
+        name = ranked.retriever
+        first: dict[str, float] = {}
+        for key, raw in ranked.items:
+            first.setdefault(key, float(raw))
+        if not first:
+            continue
+        lo, hi = min(first.values()), max(first.values())
+        span = hi - lo
+        for rank, (key, raw) in enumerate(first.items(), start=1):
+            row = out.setdefault(key, {})
+            scaled = (raw - lo) / span if span > 0 else 1.0
+            if scaled > 0.0:
+                row[name] = scaled
+            row[f"{name}_rr"] = 1.0 / rank
+            if name == "vector" and raw > 0.0:
+                row["vector_cos"] = min(raw, 1.0)
+    return out
+
+
+def linear_fusion(
+    lists: Sequence[RankedList],
+    *,
+    weights: Mapping[str, float],
+    extras: Mapping[str, Mapping[str, float]] | None = None,
+) -> dict[str, Fused]:
+    """``Σ_f weights[f] · x_f`` over :func:`candidate_features` and ``extras[key]`` (a caller's
+    named per-key features; a name in both is the caller's). Only listed keys are scored."""
+    out: dict[str, Fused] = {}
+    features = candidate_features(lists)
+    ranks: dict[str, dict[str, tuple[int, float]]] = {}
+    for ranked in lists:
+        seen: set[str] = set()
+        for key, raw in ranked.items:
+            if key not in seen:
+                seen.add(key)
+                ranks.setdefault(key, {})[ranked.retriever] = (len(seen), float(raw))
+    for key, row in features.items():
+        if extras is not None and key in extras:
+            row = {**row, **extras[key]}
+        fused = Fused(key, features={f: x for f, x in row.items() if x != 0.0})
+        # A fixed summation order (the weights' names sorted) keeps equal inputs bit-identical.
+        for name in sorted(weights):
+            x = row.get(name, 0.0)
+            fused.score += weights[name] * x
+        for retriever, (rank, raw) in ranks[key].items():
+            part = sum(
+                weights.get(f, 0.0) * x
+                for f, x in sorted(row.items())
+                if f == retriever or f.startswith(f"{retriever}_")
+            )
+            fused.parts[retriever] = (rank, raw, part)
+        out[key] = fused
+    return out
+
+
+def fuse(
+    lists: Sequence[RankedList],
+    config: FusionConfig,
+    extras: Mapping[str, Mapping[str, float]] | None = None,
+) -> dict[str, Fused]:
+    """Fuse by ``config.method`` (``extras``: per-key named features, used by linear fusion)."""
     if config.method == "rrf":
         return reciprocal_rank_fusion(lists, k=config.rrf_k, weights=config.weights)
+    if config.method == "linear":
+        if config.features is None:
+            raise ConfigError(
+                "linear fusion has no feature weights; call FusionConfig.for_embedder first"
+            )
+        return linear_fusion(lists, weights=config.features, extras=extras)
     return weighted_score_fusion(lists, weights=config.weights)
 
 
@@ -118,5 +209,9 @@ def describe_fusion(fused: Fused, config: FusionConfig) -> str:
     parts = ", ".join(
         f"{name} #{rank} ({raw:.3g})" for name, (rank, raw, _) in sorted(fused.parts.items())
     )
-    label = f"rrf k={config.rrf_k}" if config.method == "rrf" else "weighted min-max"
+    label = {
+        "rrf": f"rrf k={config.rrf_k}",
+        "weighted": "weighted min-max",
+        "linear": "linear fitted",
+    }[config.method]
     return f"{label}: {parts}"

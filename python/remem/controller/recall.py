@@ -34,6 +34,13 @@ assembly which is which):
   metadata ``{"source": "graph", "entity_id": …, "start_entity_id": …}``; usage = the
   entity's access count.
 
+Fusion (:mod:`remem.controller.fusion`; default: linear fusion with the weights fitted for the
+embedder in use, :func:`remem.controller.config.fitted_weights`, resolved once at construction).
+With ``FusionConfig.merge_copies`` (default) a turn whose words are exactly a candidate memory's
+(an utterance recorded as a turn and remembered as a memory) joins that memory's candidate — the
+memory is returned, once, with the better of the two full-text ranks — so two copies of one
+utterance neither split its votes nor take two of the ``k`` places.
+
 Before fusion, full-text turn hits gain a share of their session neighbours' scores (the
 ``neighbours`` stage; full text is searched ``depth_factor`` × deeper for it). After fusion,
 ``final = fused × recency × usage × speaker × dates × time_expressions`` — bounded priors
@@ -133,6 +140,8 @@ class RecallPipeline:
         self.matcher = matcher
         self.graph_scorer = graph_scorer
         self.config = config
+        # The fitted fusion weights depend on the embedder (lexical or semantic): resolved once.
+        self.fusion = config.fusion.for_embedder(collection_manager.embeddings.model_name)
 
     async def run(
         self,
@@ -255,18 +264,36 @@ class RecallPipeline:
             return True
 
         vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
+        for n in text:
+            if n.hit.kind is EpisodeKind.NOTE:
+                memory(n.hit.id)
+        copies: dict[str, str] = {}
+        if self.fusion.merge_copies:
+            # The first memory of a text wins (candidates' order is the retrievers'), so the
+            # merge is deterministic when two memories share a text.
+            for key, c in candidates.items():
+                if c.record is not None:
+                    copies.setdefault(_same_text(c.record.text), key)
         text_list: list[tuple[str, float]] = []
         shares: dict[str, float] = {}
+        listed: set[str] = set()
         for n in text:
             h = n.hit
+            key = h.id
             if h.kind is EpisodeKind.NOTE:
-                if memory(h.id):
-                    text_list.append((h.id, n.score))
-                    shares[h.id] = n.share
-            elif h.id not in candidates and _turn_allowed(h, options):
-                candidates[h.id] = _Candidate(h.id, h.created_at, 0, turn=h)
-                text_list.append((h.id, n.score))
-                shares[h.id] = n.share
+                if key not in candidates:
+                    continue
+            elif not _turn_allowed(h, options):
+                continue
+            elif copies:
+                key = copies.get(_same_text(_turn_utterance(h)), h.id)
+            if key in listed:
+                continue  # a memory's note and its turn copy: one entry, at the better rank
+            if key not in candidates:
+                candidates[key] = _Candidate(key, h.created_at, 0, turn=h)
+            listed.add(key)
+            text_list.append((key, n.score))
+            shares[key] = n.share
         graph_list: list[tuple[str, float]] = []
         for hit in graph:
             key = f"graph:{hit.entity.id}"
@@ -282,7 +309,10 @@ class RecallPipeline:
             RankedList("fulltext", text_list),
             RankedList("graph", graph_list),
         ]
-        fused = fuse(lists, self.config.fusion)
+        # Seam for priors computed before fusion: ``extras[key][name]`` is a feature that the
+        # linear fusion weighs by ``config.fusion.features[name]`` (none are computed yet).
+        extras: dict[str, dict[str, float]] = {}
+        fused = fuse(lists, self.fusion, extras)
         views = {key: _view(candidates[key]) for key in fused}
         cues = query_cues(query, now, {v.speaker for v in views.values() if v.speaker}, stages)
         factors: dict[str, dict[str, float]] = {}
@@ -338,7 +368,7 @@ class RecallPipeline:
         if record is None:
             record = _turn_record(c) if c.turn is not None else _graph_record(c)
         explanation = (
-            f"{final:.4g} = fusion {f.score:.4g} [{describe_fusion(f, self.config.fusion)}]"
+            f"{final:.4g} = fusion {f.score:.4g} [{describe_fusion(f, self.fusion)}]"
             f" × recency {recency:.3f} ({hours:.1f} h old)"
             f" × usage {usage:.3f} ({c.access_count} accesses)"
         )
@@ -380,6 +410,25 @@ def _turn_allowed(hit: EpisodicHit, options: RecallOptions) -> bool:
     if hit.session_id is not None:
         meta["session_id"] = hit.session_id
     return matches(options.where_node, meta)
+
+
+def _same_text(text: str) -> str:
+    """The text two copies of one utterance share: whitespace runs folded, ends stripped."""
+    return " ".join(text.split())
+
+
+def _turn_utterance(hit: EpisodicHit) -> str:
+    """A turn's words as its writer gave them: the user message when the assistant's is empty
+    (an utterance recorded on its own), else the whole stored text."""
+    n = hit.metadata.get(USER_CHARS_KEY)
+    if (
+        isinstance(n, int)
+        and not isinstance(n, bool)
+        and 0 < n <= len(hit.text)
+        and not hit.text[n:].strip()
+    ):
+        return hit.text[:n]
+    return hit.text
 
 
 def _split_turn(hit: EpisodicHit) -> str:
