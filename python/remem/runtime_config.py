@@ -45,8 +45,13 @@ from remem.lifecycle import DecayConfig, InclusionScorerConfig
 from remem.stores.episodic import load_timezone
 
 Backend = Literal["embedded", "postgres"]
-EMBEDDING_PROVIDERS = ("hashing",)
-"""Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService."""
+EMBEDDING_PROVIDERS = ("hashing", "auto", "minilm")
+"""Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService.
+
+``hashing``: :class:`~remem.embeddings.HashingEmbedder`. ``minilm``: the bundled all-MiniLM-L6-v2
+(native encoder; ConfigError when its weights are not installed). ``auto``: MiniLM when its
+weights are installed and the dimension is its 384, else hashing — except that a directory whose
+collections were built by the hashing embedder keeps it (see :class:`~remem.runtime.Runtime`)."""
 
 
 @dataclass(frozen=True)
