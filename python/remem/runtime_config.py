@@ -69,6 +69,9 @@ class RuntimeConfig:
     dsn: str | None = None
     timezone: str = "UTC"
     embedding_provider: str = "hashing"
+    """Still hashing: under ``auto`` (MiniLM) tests/companion/test_message_memories.py's
+    fact-said-in-passing no longer clears the semantic short-term floor (0.5); flip to ``auto``
+    once the floors/weights for MiniLM are fitted (issue 14 item 4, fusion half)."""
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"
