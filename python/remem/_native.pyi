@@ -5,6 +5,7 @@ remem.errors; use remem.kernels, the typed façade, rather than calling these di
 """
 
 from collections.abc import Sequence
+from typing import final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -136,3 +137,30 @@ def hash_embed(
     seed: int,
     empty_hash: int,
 ) -> NDArray[np.float32]: ...
+
+# --- bert (a BERT encoder owning its packed weights; CSR batches of token ids) -----------------
+
+@final
+class BertEncoder:
+    def __new__(
+        cls,
+        tensors: dict[str, NDArray[np.float32]],
+        *,
+        hidden: int,
+        layers: int,
+        heads: int,
+        intermediate: int,
+        max_positions: int,
+        eps: float,
+    ) -> BertEncoder: ...
+    @property
+    def dimension(self) -> int: ...
+    def encode(
+        self,
+        ids: NDArray[np.int64],
+        offsets: NDArray[np.int64],
+        type_ids: NDArray[np.int64] | None = None,
+        *,
+        pooling: str,
+        normalize: bool,
+    ) -> NDArray[np.float32]: ...

@@ -10,12 +10,21 @@ Backends (see :class:`~remem.runtime_config.RuntimeConfig`):
 * ``embedded`` (default): SQLite ``transcript.db`` + ``episodic.db`` (FTS5), one DuckDB file
   ``memory.duckdb`` for records and graph (one :class:`DuckDBDatabase`), ``vectors/``
   (:class:`HnswVectorStore`), ``moves.journal`` (:class:`FileMoveJournal`),
-  ``writebehind.db`` (the write-behind journal, :mod:`remem.writebehind`); HashingEmbedder
-  unless ``embedder=`` is given.
+  ``writebehind.db`` (the write-behind journal, :mod:`remem.writebehind`); the embedder is
+  ``embedder=`` if given, else the one ``embedding_provider`` names (see below).
 * ``postgres``: ``Postgres*`` stores and :class:`PgVectorStore` on ``dsn``. Decision: the move
   journal stays a file in ``path`` — :class:`MoveJournal` is synchronous (its ``begin`` must be
   durable before the first vector write, from inside the move), and a table would need a second,
   blocking connection; a move is also replayed idempotently by whichever process opens ``path``.
+
+Embedder rule for ``embedding_provider = "auto"``: the bundled MiniLM when its weights are
+installed (and ``embedding_dimension`` is 384), HashingEmbedder otherwise. A directory keeps the
+model its collections were built with: each collection records its embedding model, so when the
+staged collections already exist under the hashing embedder's model name, ``auto`` reopens them
+with the hashing embedder (``describe()`` shows which) — nothing is re-embedded or wiped. To move
+such a directory to MiniLM, re-embed it explicitly (``create_collection(..., reembed=True)``).
+A directory built with MiniLM and opened where MiniLM is missing fails with the store's
+model-mismatch error instead of silently switching.
 
 Stores open in order (transcript, episodic, records, graph, blocks, vectors, collections) and
 close in reverse; a failure while opening closes what was opened. The lifecycle manager (no
@@ -35,7 +44,7 @@ from typing import Any, Self
 
 from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.controller import Extractor, MemoryController, decay_rescore
-from remem.embeddings import EmbeddingService, HashingEmbedder
+from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.errors import ConfigError, StoreClosedError
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
@@ -48,6 +57,24 @@ from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore
 from remem.writebehind import JournalFile, WriteBehind, behind
+
+MINILM_DIMENSION = 384
+
+
+def provider_embedder(provider: str, dimension: int = MINILM_DIMENSION) -> EmbeddingService:
+    """The embedder ``embedding_provider`` names, for a new directory (see the module docs for
+    ``auto`` on an existing one): ``hashing``, ``minilm`` (ConfigError without its weights), or
+    ``auto`` = MiniLM when installed and ``dimension`` is 384, else hashing."""
+    if provider == "hashing":
+        return HashingEmbedder(dimension=dimension)
+    if provider == "minilm":
+        return SentenceTransformerEmbedder.bundled_minilm()
+    if dimension != MINILM_DIMENSION:
+        return HashingEmbedder(dimension=dimension)
+    try:
+        return SentenceTransformerEmbedder.bundled_minilm()
+    except ConfigError:  # weights (or tokenizers/safetensors) not installed
+        return HashingEmbedder(dimension=dimension)
 
 
 class Runtime:
@@ -63,6 +90,8 @@ class Runtime:
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
+        # `auto` may still fall back to hashing once the stored collections are seen (_build).
+        self._auto_embedder = embedder is None and config.embedding_provider == "auto"
         self.embedder: EmbeddingService = embedder or self._default_embedder()
         self.extractor = extractor
         self._controller: MemoryController | None = None
@@ -111,7 +140,16 @@ class Runtime:
         )
 
     def _default_embedder(self) -> EmbeddingService:
-        return HashingEmbedder(dimension=self.config.embedding_dimension)
+        return provider_embedder(self.config.embedding_provider, self.config.embedding_dimension)
+
+    async def _keep_stored_model(self, vectors: VectorStore) -> None:
+        """Under ``auto``: reopen collections built by the hashing embedder with it."""
+        if not self._auto_embedder or isinstance(self.embedder, HashingEmbedder):
+            return
+        hashing = HashingEmbedder(dimension=self.config.embedding_dimension)
+        stored = {info.model_name for info in await vectors.list_collections()}
+        if hashing.model_name in stored and self.embedder.model_name not in stored:
+            self.embedder = hashing
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -172,6 +210,7 @@ class Runtime:
         transcript, episodic, records, graph, blocks, vectors = self._stores()
         for store in (transcript, episodic, records, graph, blocks, vectors):
             await self._opened(store)
+        await self._keep_stored_model(vectors)
         self._block_store = blocks
         journal: WriteBehind | None = None
         if cfg.uses_write_behind:

@@ -69,8 +69,13 @@ from remem.stores.search_text import FullTextConfig
 Backend = Literal["embedded", "postgres"]
 PRIMING_PRESETS = ("controller_fallback", "chat_template")
 """``[memory.priming] preset`` names: the :class:`PrimingConfig` classmethods of those names."""
-EMBEDDING_PROVIDERS = ("hashing",)
-"""Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService."""
+EMBEDDING_PROVIDERS = ("hashing", "auto", "minilm")
+"""Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService.
+
+``hashing``: :class:`~remem.embeddings.HashingEmbedder`. ``minilm``: the bundled all-MiniLM-L6-v2
+(native encoder; ConfigError when its weights are not installed). ``auto``: MiniLM when its
+weights are installed and the dimension is its 384, else hashing — except that a directory whose
+collections were built by the hashing embedder keeps it (see :class:`~remem.runtime.Runtime`)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,9 @@ class RuntimeConfig:
     dsn: str | None = None
     timezone: str = "UTC"
     embedding_provider: str = "hashing"
+    """Still hashing: under ``auto`` (MiniLM) tests/companion/test_message_memories.py's
+    fact-said-in-passing no longer clears the semantic short-term floor (0.5); flip to ``auto``
+    once the floors/weights for MiniLM are fitted (issue 14 item 4, fusion half)."""
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"

