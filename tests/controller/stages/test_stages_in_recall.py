@@ -35,6 +35,16 @@ FILLER = [
 ]
 
 
+async def _weak_matches(c: object, word: str) -> None:
+    """Turns that match ``word`` weakly, so the fused scores spread as in real recall.
+
+    Linear fusion min-max scales each retriever's scores per query: with only two hits the
+    second scales to 0 and no bounded prior can lift it; real recall ranks dozens of hits.
+    """
+    for i, filler in enumerate(FILLER):
+        await c.record_turn(f"weak-{i}", f"{filler}, and {word} came up again", "")  # type: ignore[attr-defined]
+
+
 async def _ids(s: object, query: str, **kw: object) -> list[str]:
     hits = await s.controller.recall(query, **kw)  # type: ignore[attr-defined]
     return [h.record.id for h in hits]
@@ -68,6 +78,7 @@ async def test_speaker_prior_favours_the_named_participant(make_stack: Factory, 
     c = s.controller
     mel = await c.record_turn("s1", "I painted a lake at dawn", "", metadata={"speaker": "Melanie"})
     car = await c.record_turn("s1", "I painted a lake", "", metadata={"speaker": "Caroline"})
+    await _weak_matches(c, "a lake")
     ids = await _ids(s, "What did Melanie paint? a lake?", k=5, stages=["episodic"])
     assert (ids.index(mel.id) < ids.index(car.id)) is on
     hits = await c.recall("What did Melanie paint? a lake?", k=5, stages=["episodic"])
@@ -87,6 +98,7 @@ async def test_dates_in_the_question_favour_that_time(make_stack: Factory, on: b
     july = await c.record_turn(
         "s2", "We donated coats to the shelter", "", created_at=T0.replace(month=7)
     )
+    await _weak_matches(c, "the shelter")
     s.clock.set(T0.replace(month=9))
     ids = await _ids(s, f"What did they donate to the shelter in May {T0.year}?", k=5)
     assert (ids.index(may.id) < ids.index(july.id)) is on
@@ -100,6 +112,7 @@ async def test_when_questions_favour_turns_that_say_a_time(make_stack: Factory, 
     c = s.controller
     timed = await c.record_turn("s1", "I ran the charity race for the shelter last Saturday", "")
     plain = await c.record_turn("s1", "I ran the charity race", "")
+    await _weak_matches(c, "the race")
     ids = await _ids(s, "When did she run the charity race?", k=5, stages=["episodic"])
     assert (ids.index(timed.id) < ids.index(plain.id)) is on
 
