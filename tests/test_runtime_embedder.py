@@ -25,12 +25,13 @@ async def test_auto_keeps_the_hashing_embedder_of_an_existing_directory(tmp_path
     path = tmp_path / "m"
     async with Runtime.open(path, embedding_provider="hashing") as rt:
         await rt.controller.record_turn("s1", "I moved to Lisbon in May", "Noted!")
-        before = await rt.controller.recall("where do I live?")
+        before = await rt.controller.recall("when did I move to Lisbon?")
     async with Runtime.open(path, embedding_provider="auto") as rt:
         assert isinstance(rt.embedder, HashingEmbedder)
         assert f"embeddings.model = {HashingEmbedder().model_name}" in rt.describe()
-        after = await rt.controller.recall("where do I live?")
-    assert [h.id for h in after] == [h.id for h in before]
+        after = await rt.controller.recall("when did I move to Lisbon?")
+    assert before
+    assert [h.record.id for h in after] == [h.record.id for h in before]
     # Asking for MiniLM explicitly on that directory is the stores' clear mismatch error.
     with pytest.raises(EmbeddingModelMismatchError):
         async with Runtime.open(path, embedding_provider="minilm"):

@@ -2,7 +2,8 @@
 
 - :class:`EmbeddingService` — the protocol every embedder implements.
 - :class:`HashingEmbedder` — the zero-config default: offline, deterministic, LEXICAL.
-- :class:`SentenceTransformerEmbedder` — a local sentence-transformers model (native BERT, no torch).
+- :class:`SentenceTransformerEmbedder` — a local sentence-transformers model (native BERT,
+  no torch).
 - :class:`OpenAICompatibleEmbedder` — any ``/v1/embeddings`` server over httpx.
 - :class:`CachedEmbedder` — an LRU cache in front of any of them.
 - :func:`as_embedding_service` — checks and adapts a duck-typed embedding function.
