@@ -3,6 +3,8 @@
     remem eval --quick                      # ~1 minute, offline, embedded stores
     remem eval --horizon year               # 3 personas x 365 days at an equal 1,000-token budget
     remem eval --horizon year --quick       # 2 personas x 120 days (the benchmark's size)
+    remem eval --set handwritten            # the hand-written personas, equal 1,000-token budget
+    remem eval --set handwritten --quick    # the same personas, fewer variants
     remem eval --personas 10 --variants full,blocks-only --judge openai:gpt-4o-mini \\
         --judge anthropic:claude-haiku-4-5 --tiebreak anthropic:claude-sonnet-4-5
 
@@ -24,7 +26,7 @@ from remem.brains import Brain
 from remem.companion import offline_brain
 from remem.errors import ConfigError, RememError
 from remem.eval.persona.brains import brain_from_spec
-from remem.eval.persona.harness import EvalSettings, run_eval
+from remem.eval.persona.harness import PERSONA_SETS, EvalSettings, run_eval
 from remem.eval.persona.horizon import HORIZONS
 from remem.eval.persona.judges import JudgeEnsemble
 from remem.eval.persona.render import BrainRenderer
@@ -32,7 +34,7 @@ from remem.eval.persona.report import format_table, write_report
 from remem.eval.persona.summary import summarise
 from remem.eval.persona.variants import DEFAULT_VARIANTS, QUICK_VARIANTS, resolve_variants
 
-__all__ = ["QUICK", "YEAR", "YEAR_QUICK", "add_parser", "run"]
+__all__ = ["HANDWRITTEN", "QUICK", "YEAR", "YEAR_QUICK", "add_parser", "run"]
 
 QUICK = EvalSettings(personas=4, days=21, seed=0, delay_days=10, resamples=1000)
 """``--quick``: sized to finish in about a minute on two cores, offline."""
@@ -45,6 +47,12 @@ YEAR_QUICK = EvalSettings(
     personas=2, days=120, seed=0, delay_days=10, resamples=1000, horizon="year", budget=1000
 )
 """``--horizon year --quick``: histories ~8x the budget, a few minutes."""
+HANDWRITTEN = EvalSettings(
+    personas=1000, seed=0, resamples=2000, budget=1000, persona_set="handwritten"
+)
+"""``--set handwritten``: every hand-written persona (``--personas`` takes the first N), every
+variant at the equal 1,000-token prompt budget of issue #15's targets."""
+HANDWRITTEN_QUICK_VARIANTS: tuple[str, ...] = ("full", "raw-recall", "whole-history")
 _BASES = {
     ("weeks", False): FULL,
     ("weeks", True): QUICK,
@@ -57,6 +65,14 @@ _BASES = {
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("eval", help="the persona time-lapse memory evaluation")
     p.add_argument("--quick", action="store_true", help="small offline run (about a minute)")
+    p.add_argument(
+        "--set",
+        dest="persona_set",
+        choices=PERSONA_SETS,
+        default="generated",
+        help="generated: personas rendered from templates; handwritten: the hand-written "
+        "personas and questions (sets/handwritten), at an equal 1,000-token budget",
+    )
     p.add_argument(
         "--horizon",
         choices=HORIZONS,
@@ -91,8 +107,16 @@ def add_parser(sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace) -> EvalSettings:
-    base = _BASES[(args.horizon, bool(args.quick))]
+    if args.persona_set == "handwritten":
+        if args.horizon != "weeks" or args.days is not None or args.delay_days is not None:
+            raise ConfigError(
+                "the hand-written set has its own days; drop --horizon, --days and --delay-days"
+            )
+        base = HANDWRITTEN
+    else:
+        base = _BASES[(args.horizon, bool(args.quick))]
     return EvalSettings(
+        persona_set=base.persona_set,
         horizon=base.horizon,
         budget=args.budget if args.budget is not None else base.budget,
         personas=args.personas if args.personas is not None else base.personas,
@@ -129,7 +153,12 @@ def run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    default = QUICK_VARIANTS if args.quick or settings.horizon == "year" else DEFAULT_VARIANTS
+    if settings.persona_set == "handwritten":
+        default = HANDWRITTEN_QUICK_VARIANTS if args.quick else QUICK_VARIANTS
+    elif args.quick or settings.horizon == "year":
+        default = QUICK_VARIANTS
+    else:
+        default = DEFAULT_VARIANTS
     names = [n.strip() for n in args.variants.split(",")] if args.variants else list(default)
     variants = resolve_variants([n for n in names if n], budget=settings.budget)
     if len(args.judge) > 3 or (len(args.judge) == 3 and args.tiebreak):

@@ -9,8 +9,11 @@ LLM-free score from ``build_prompt(question)``, and, when judges are configured,
 ``answer(question)`` judged by the :class:`JudgeEnsemble`. The clock then jumps
 ``delay_days`` ahead and the delayed subset is asked again.
 
-``horizon`` picks the personas' lives (:mod:`~remem.eval.persona.horizon`: ``weeks`` or
-``year``); ``budget``, when set, is the equal prompt budget every variant was built with
+``persona_set`` picks where personas come from: ``generated`` (the default, below) or
+``handwritten`` (:mod:`~remem.eval.persona.handwritten`: typed by hand, with hand-written
+questions; no delayed re-asks). ``horizon`` picks the generated personas' lives
+(:mod:`~remem.eval.persona.horizon`: ``weeks`` or ``year``); ``budget``, when set, is the
+equal prompt budget every variant was built with
 (:func:`~remem.eval.persona.variants.resolve_variants`) — a prompt over it is recorded as an
 error of its variant, so "equal tokens" is checked, not assumed.
 
@@ -29,6 +32,7 @@ from typing import TextIO
 
 from remem.brains import Brain
 from remem.errors import InvalidArgumentError, RememError
+from remem.eval.persona.handwritten import HANDWRITTEN_DIR, load_set
 from remem.eval.persona.horizon import check_horizon, history_tokens, materialise
 from remem.eval.persona.judges import JudgeEnsemble
 from remem.eval.persona.llm_free import score_context
@@ -40,10 +44,19 @@ from remem.eval.persona.render import BrainRenderer, RenderedTurn
 from remem.models import ManualClock
 from remem.runtime import Runtime
 
-__all__ = ["QUIZ_HOUR", "EvalRun", "EvalSettings", "QuestionResult", "VariantRun", "run_eval"]
+__all__ = [
+    "PERSONA_SETS",
+    "QUIZ_HOUR",
+    "EvalRun",
+    "EvalSettings",
+    "QuestionResult",
+    "VariantRun",
+    "run_eval",
+]
 
 QUIZ_HOUR = timedelta(hours=12)
 """Quizzes are asked at noon of their day."""
+PERSONA_SETS: tuple[str, ...] = ("generated", "handwritten")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +71,20 @@ class EvalSettings:
     horizon: str = "weeks"
     budget: int | None = None
     """The equal prompt budget (tokens) the variants were built with; None: their own."""
+    persona_set: str = "generated"
+    """``generated`` (plans rendered from templates, sized by ``personas``/``days``/``horizon``)
+    or ``handwritten`` (:mod:`~remem.eval.persona.handwritten`; ``personas`` caps how many)."""
 
     def __post_init__(self) -> None:
         check_horizon(self.horizon)
+        if self.persona_set not in PERSONA_SETS:
+            raise InvalidArgumentError(
+                f"persona set {self.persona_set!r} is unknown; use one of {', '.join(PERSONA_SETS)}"
+            )
+        if self.persona_set == "handwritten" and self.horizon != "weeks":
+            raise InvalidArgumentError(
+                "the hand-written set has its own time span; drop --horizon for --set handwritten"
+            )
         if self.budget is not None and (isinstance(self.budget, bool) or self.budget < 200):
             raise InvalidArgumentError(f"budget must be at least 200 tokens, got {self.budget}")
         if self.personas < 1:
@@ -120,25 +144,34 @@ async def run_eval(
     judges: JudgeEnsemble | None = None,
     renderer: BrainRenderer | None = None,
     progress: TextIO | None = None,
+    set_dir: Path | None = None,
 ) -> EvalRun:
-    """Run every variant on the same personas (see module docstring)."""
+    """Run every variant on the same personas (see module docstring); ``set_dir`` replaces the
+    shipped hand-written set's directory (``persona_set="handwritten"``)."""
     if not variants:
         raise InvalidArgumentError("give at least one variant to evaluate")
     names = [v.name for v in variants]
     if len(set(names)) != len(names):
         raise InvalidArgumentError(f"variant names must be unique, got {names}")
-    if renderer is not None and settings.horizon != "weeks":
+    if renderer is not None and (
+        settings.horizon != "weeks" or settings.persona_set != "generated"
+    ):
         raise InvalidArgumentError(
-            "a model renders only the weeks horizon; drop --render-with-brain for the year"
+            "a model renders only the generated weeks horizon; drop --render-with-brain"
         )
     started = time.perf_counter()
-    plans, conversations, quizzes = materialise(
-        settings.horizon,
-        personas=settings.personas,
-        days=settings.days,
-        seed=settings.seed,
-        delay_days=settings.delay_days,
-    )
+    if settings.persona_set == "handwritten":
+        plans, conversations, quizzes = load_set(
+            set_dir or HANDWRITTEN_DIR, limit=settings.personas
+        )
+    else:
+        plans, conversations, quizzes = materialise(
+            settings.horizon,
+            personas=settings.personas,
+            days=settings.days,
+            seed=settings.seed,
+            delay_days=settings.delay_days,
+        )
     if renderer is not None:
         conversations = [await renderer.render(plan, seed=settings.seed) for plan in plans]
     probe = brain_factory()
@@ -148,7 +181,13 @@ async def run_eval(
         probe.name,
         [],
         plans,
-        rendered_by="templates" if renderer is None else "model",
+        rendered_by=(
+            "hand"
+            if settings.persona_set == "handwritten"
+            else "templates"
+            if renderer is None
+            else "model"
+        ),
         history_tokens=[history_tokens(c) for c in conversations],
     )
     await probe.aclose()

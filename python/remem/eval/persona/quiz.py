@@ -10,6 +10,9 @@ Categories:
 - ``still_holds`` — "Do I still live in Lisbon?": yes (evidence: the value) or no (evidence: the
   new value; the old one is stale);
 - ``unanswerable`` — something the plan never states; the right answer says so;
+- ``update``, ``negation``, ``other_person`` — only in the hand-written set
+  (:mod:`~remem.eval.persona.handwritten`): a value that changed, a fact that ended ("not doing
+  keto anymore"), and a fact of the user's that another person's could be taken for;
 - ``long_gap`` (only with ``long_gap_days``, the year horizon) — a ``current`` question whose
   value was said in exactly one event of the plan, at least ``long_gap_days`` before the
   question, and never again (:func:`said_once`).
@@ -34,12 +37,24 @@ from remem.eval.persona.values import UNANSWERABLE
 __all__ = ["CATEGORIES", "CURRENT_FACT", "Category", "Question", "build_quiz", "said_once"]
 
 Category = Literal[
-    "current", "long_gap", "corrected", "previous", "when_changed", "still_holds", "unanswerable"
+    "current",
+    "long_gap",
+    "corrected",
+    "update",
+    "negation",
+    "other_person",
+    "previous",
+    "when_changed",
+    "still_holds",
+    "unanswerable",
 ]
 CATEGORIES: tuple[Category, ...] = (
     "current",
     "long_gap",
     "corrected",
+    "update",
+    "negation",
+    "other_person",
     "previous",
     "when_changed",
     "still_holds",
@@ -81,8 +96,12 @@ _STILL = {
     "partner": "Am I still with {v}?",
     "diet": "Am I still {v}?",
 }
-CURRENT_FACT: frozenset[str] = frozenset({"current", "long_gap", "corrected"})
-"""The categories that ask for a value as it is now (the "current-fact" figure of a report)."""
+CURRENT_FACT: frozenset[str] = frozenset(
+    {"current", "long_gap", "corrected", "update", "negation", "other_person"}
+)
+"""The categories that ask for a value as it is now (the "current-fact" figure of a report);
+``update``, ``negation`` and ``other_person`` come only from the hand-written set
+(:mod:`~remem.eval.persona.handwritten`)."""
 _Add = Callable[..., None]
 _DELAYED: frozenset[str] = frozenset({"current", "long_gap", "corrected", "still_holds"})
 

@@ -124,6 +124,13 @@ def _ratios(run: EvalRun) -> list[float] | None:
 
 def _header(run: EvalRun) -> str:
     s = run.settings
+    if s.persona_set == "handwritten":
+        days = [p.days for p in run.plans]
+        questions = len(run.variants[0].rows) if run.variants else 0
+        return (
+            f"hand-written set, {len(run.plans)} personas x {min(days)}-{max(days)} days, "
+            f"{questions} questions, brain {run.brain}, {run.elapsed_s:.1f} s"
+        )
     horizon = "" if s.horizon == "weeks" else f"{s.horizon} horizon, "
     return (
         f"{horizon}{s.personas} personas x {s.days} days (+{s.delay_days}-day delayed quiz), "

@@ -138,7 +138,8 @@ def _p50_p95(values: list[float]) -> tuple[float, float]:
 def summarise(run: EvalRun) -> Summary:
     """Every headline number of ``run`` with its interval, and deltas vs the first variant."""
     resamples, seed = run.settings.resamples, run.settings.seed
-    buckets = YEAR_AGE_BUCKETS if run.settings.horizon == "year" else AGE_BUCKETS
+    long = run.settings.horizon == "year" or run.settings.persona_set == "handwritten"
+    buckets = YEAR_AGE_BUCKETS if long else AGE_BUCKETS
     summary = Summary([_summarise_variant(v, resamples, seed, buckets) for v in run.variants])
     if len(run.variants) < 2:
         return summary
