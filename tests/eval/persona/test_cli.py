@@ -39,3 +39,26 @@ def test_unknown_variant_and_bad_judge(tmp_path: Path, capsys: pytest.CaptureFix
     assert "unknown variant" in capsys.readouterr().err
     assert main(["eval", "--judge", "madeup:x", "--out", str(tmp_path / "b")]) == 2
     assert "unknown brain provider" in capsys.readouterr().err
+
+
+def test_eval_handwritten_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    argv = ["eval", "--set", "handwritten", "--quick", "--personas", "1", "--resamples", "200"]
+    assert main([*argv, "--variants", "raw-recall,whole-history", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "remem eval: hand-written set, 1 personas" in captured.out
+    assert "Equal prompt budget: 1,000 tokens" in captured.out
+    data = json.loads((out / "results.json").read_text())
+    assert data["settings"]["persona_set"] == "handwritten"
+    assert data["rendered_by"] == "hand"
+    rows = data["variants"][0]["rows"]
+    assert {r["category"] for r in rows} >= {"update", "negation", "corrected", "previous"}
+    assert all(r["tokens"] <= 1000 for v in data["variants"] for r in v["rows"])
+
+
+def test_eval_handwritten_refuses_generated_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", "--set", "handwritten", "--days", "30", "--out", str(tmp_path / "a")]
+    assert main(argv) == 2
+    assert "drop --horizon, --days and --delay-days" in capsys.readouterr().err
