@@ -6,7 +6,8 @@ it, quizzes generated from it, scored without a model (context recall) and with 
     questions = build_quiz(plan, delay_days=10)
 
 The harness that runs variants over personas is :mod:`remem.eval.persona.harness`
-(``remem eval``).
+(``remem eval``); a second, hand-written persona set with hand-written questions is
+:mod:`remem.eval.persona.handwritten` (``remem eval --set handwritten``).
 """
 
 from __future__ import annotations

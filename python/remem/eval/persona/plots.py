@@ -83,10 +83,13 @@ def _categories(plt: Any, summary: Summary, path: Path) -> Path:
         panels.append(("judged pass rate (%)", "pass_by_category"))
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.6 * len(panels)), squeeze=False)
     width = 0.8 / max(1, len(summary.variants))
+    # Only the categories the run asked (the generated and hand-written sets ask different ones).
+    asked = {c for v in summary.variants for c, i in v.recall_by_category.items() if i is not None}
+    cats = [c for c in CATEGORIES if c in asked] or list(CATEGORIES)
     for ax, (ylabel, attr) in zip(axes[:, 0], panels, strict=True):
         for i, v in enumerate(summary.variants):
-            points = [_point(getattr(v, attr)[c]) for c in CATEGORIES]
-            xs = [j + i * width for j in range(len(CATEGORIES))]
+            points = [_point(getattr(v, attr)[c]) for c in cats]
+            xs = [j + i * width for j in range(len(cats))]
             ax.bar(
                 xs,
                 [p[0] for p in points],
@@ -95,8 +98,8 @@ def _categories(plt: Any, summary: Summary, path: Path) -> Path:
                 capsize=2,
                 label=v.name,
             )
-        ax.set_xticks([j + width * (len(summary.variants) - 1) / 2 for j in range(len(CATEGORIES))])
-        ax.set_xticklabels([c.replace("_", " ") for c in CATEGORIES])
+        ax.set_xticks([j + width * (len(summary.variants) - 1) / 2 for j in range(len(cats))])
+        ax.set_xticklabels([c.replace("_", " ") for c in cats])
         ax.set_ylabel(ylabel)
         ax.set_ylim(0, 105)
         ax.legend(fontsize=8)
