@@ -8,19 +8,20 @@ harness and the same scoring (:func:`~remem.eval.persona.llm_free.score_context`
 
 Each persona is one JSON Lines file in ``sets/handwritten/`` (package data). Line 1 is the
 header, then the messages in time order, then the questions asked in a new session the day
-after the last message::
+after the last message (the question is wrapped here; each record is one line in a file)::
 
     {"persona": "h01", "name": "Dani", "start": "2026-01-05"}
-    {"day": 0, "at": "19:02", "text": "hiii ok so i just moved to leeds lol"}
+    {"day": 0, "at": "19:02", "text": "hiii ok so we left exeter, just moved to truro lol"}
     {"q": "where do i live now?", "kind": "update", "attribute": "city",
-     "answer": "Leeds", "evidence": ["Leeds"], "stale": ["Hull"], "stated_day": 0}
+     "answer": "Truro", "evidence": ["Truro"], "stale": ["Exeter"], "stated_day": 0}
 
 ``kind`` is one of :data:`KINDS` (mapped onto the harness's categories by :data:`CATEGORY_OF`);
 ``evidence`` lists the strings whose presence in the prompt counts as recall (any one; the
 current value and its aliases, or for a negation the phrasings that say it ended); ``stale``
-the values that must not be presented as current (superseded, misstated, or — for
-``other_person`` — another person's value the user's fact could be confused with);
-``stated_day`` the day the current value was (last) said. Each day's messages are one session
+the values that must not be presented as current (superseded, misstated, another person's value
+the user's fact could be taken for — the point of ``other_person`` — or a hypothetical's);
+``stated_day`` the day the current value was (last) said; ``accepted`` (optional, default the
+evidence) what a correct answer names, for judges. Each day's messages are one session
 (``day-007``), at the given time of that day.
 
 :func:`load_set` checks every file: a malformed line, a bad field, messages out of order, an
