@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from remem.controller.failures import BackgroundFailure
 from remem.errors import ConfigError, IntegrityError, PendingWritesError, StoreClosedError
+from remem.failures import BackgroundFailure
 from remem.models import MemoryLifecycleMetadata, MemoryRecord, TranscriptEntry
 from remem.writebehind import JournalFile, PendingWrite, WriteBehind
 

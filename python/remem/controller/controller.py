@@ -41,7 +41,6 @@ from remem.controller.config import ControllerConfig
 from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
-from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.journal_apply import JournalApplier, check_behind
 from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall import RecallPipeline
@@ -50,6 +49,7 @@ from remem.controller.telemetry import Telemetry
 from remem.controller.turns import TurnLog, check_session_id, check_turn, check_turns
 from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
+from remem.failures import BackgroundFailure, FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
 from remem.models import (
     Clock,

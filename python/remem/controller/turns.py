@@ -7,9 +7,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from remem.controller.failures import BackgroundFailure, FailureLog
+from remem.cancel_safe import run_to_end
 from remem.controller.recall import USER_CHARS_KEY
 from remem.errors import InputError, InvalidArgumentError, NotFoundError
+from remem.failures import BackgroundFailure, FailureLog
 from remem.models import TranscriptEntry, TranscriptSession, check_text
 from remem.stores.episodic import EpisodicStore
 from remem.stores.transcript import TranscriptStore
@@ -77,7 +78,35 @@ class TurnLog:
 
         With a write-behind ``journal`` the turn is durable in the journal on return, in the
         transcript and index with the next batch; a caller's own number or id takes the direct
-        path instead, so a clash raises right here."""
+        path instead, so a clash raises right here.
+
+        Cancellation-safe: numbering and the write run to their end (:func:`run_to_end`), so a
+        cancelled call leaves the turn wholly written (and counted) or not at all."""
+        return await run_to_end(
+            self._record(
+                session_id,
+                user_message,
+                assistant_message,
+                turn_number=turn_number,
+                entry_id=entry_id,
+                created_at=created_at,
+                metadata=metadata,
+                journal=journal,
+            )
+        )
+
+    async def _record(
+        self,
+        session_id: str,
+        user_message: str,
+        assistant_message: str,
+        *,
+        turn_number: int | None,
+        entry_id: str | None,
+        created_at: datetime,
+        metadata: dict[str, object],
+        journal: WriteBehind | None,
+    ) -> TranscriptEntry:
         async with self.lock(session_id):
             last = await self.last_turn(session_id)
             number = last + 1 if turn_number is None else turn_number
@@ -105,7 +134,20 @@ class TurnLog:
         created_at: datetime,
         metadata: dict[str, object],
     ) -> list[TranscriptEntry]:
-        """Number (under the session's lock) and write validated turns as one batch per store."""
+        """Number (under the session's lock) and write validated turns as one batch per store;
+        cancellation-safe like :meth:`record`."""
+        return await run_to_end(
+            self._record_many(session_id, pairs, created_at=created_at, metadata=metadata)
+        )
+
+    async def _record_many(
+        self,
+        session_id: str,
+        pairs: list[tuple[str, str]],
+        *,
+        created_at: datetime,
+        metadata: dict[str, object],
+    ) -> list[TranscriptEntry]:
         async with self.lock(session_id):
             last = await self.last_turn(session_id)
             entries = [

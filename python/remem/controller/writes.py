@@ -39,10 +39,11 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.failures import BackgroundFailure, FailureLog
+from remem.cancel_safe import run_to_end
 from remem.controller.write_batcher import WriteBatcher
 from remem.embeddings import EmbeddingService
 from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError
+from remem.failures import BackgroundFailure, FailureLog
 from remem.graph import EntityResolver
 from remem.models import (
     MemoryKind,
@@ -180,7 +181,8 @@ class MemoryWriter:
             batch = await self.embeddings.embed_documents([r.text for r in records])
         else:
             batch = _check_vectors(vectors, len(records), dim)
-        await self._store(records, batch, [note_of(r) for r in records])
+        # Run to its end even if the caller is cancelled: every memory stored, or none.
+        await run_to_end(self._store(records, batch, [note_of(r) for r in records]))
         return records
 
     async def _store_batched(

@@ -46,8 +46,9 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.failures import BackgroundFailure
+from remem.cancel_safe import run_to_end
 from remem.errors import ConfigError, PendingWritesError, StoreClosedError
+from remem.failures import BackgroundFailure
 from remem.models import MemoryRecord, TranscriptEntry
 from remem.writebehind.file import JournalFile, PendingWrite
 
@@ -150,6 +151,11 @@ class WriteBehind:
         self._check_usable()
         while len(self._pending) >= self.max_pending:
             await self._step()  # backpressure; raises PendingWritesError before we write
+        # A cancelled caller must not leave a write durable in the file yet unknown here (it
+        # would surface only on reopen, after later writes took its turn number).
+        await run_to_end(self._journal(writes))
+
+    async def _journal(self, writes: list[PendingWrite]) -> None:
         numbered = []
         for w in writes:
             numbered.append(PendingWrite(self._seq, w.turn, w.record, w.vector))
