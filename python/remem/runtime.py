@@ -10,7 +10,8 @@ Backends (see :class:`~remem.runtime_config.RuntimeConfig`):
 * ``embedded`` (default): SQLite ``transcript.db`` + ``episodic.db`` (FTS5), one DuckDB file
   ``memory.duckdb`` for records and graph (one :class:`DuckDBDatabase`), ``vectors/``
   (:class:`HnswVectorStore`), ``moves.journal`` (:class:`FileMoveJournal`),
-  ``writebehind.db`` (the write-behind journal, :mod:`remem.writebehind`); the embedder is
+  ``writebehind.db`` (the write-behind journal: the write port, :mod:`remem.writebehind.port`,
+  is :class:`JournaledWrites` with ``write_behind`` on, else :class:`DirectWrites`); the embedder is
   ``embedder=`` if given, else the one ``embedding_provider`` names (see below).
 * ``postgres``: ``Postgres*`` stores and :class:`PgVectorStore` on ``dsn``. Decision: the move
   journal stays a file in ``path`` — :class:`MoveJournal` is synchronous (its ``begin`` must be
@@ -46,6 +47,7 @@ from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.errors import ConfigError, StoreClosedError
+from remem.failures import FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
@@ -56,7 +58,7 @@ from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore
-from remem.writebehind import JournalFile, WriteBehind, behind
+from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WritePort, behind
 
 MINILM_DIMENSION = 384
 
@@ -212,19 +214,31 @@ class Runtime:
             await self._opened(store)
         await self._keep_stored_model(vectors)
         self._block_store = blocks
-        journal: WriteBehind | None = None
-        if cfg.uses_write_behind:
-            journal = WriteBehind(
-                JournalFile(cfg.path / "writebehind.db", durability=cfg.durability),
-                dimension=self.embedder.dimension,
-            )
-            # Every reader below gets the stores through the journal's barrier.
-            transcript, episodic = behind(transcript, journal), behind(episodic, journal)
-            records, vectors = behind(records, journal), behind(vectors, journal)
         collections = CollectionManager(
             vectors, self.embedder, journal=FileMoveJournal(cfg.path / "moves.journal")
         )
         await self._opened(collections)
+        direct = DirectWrites(
+            transcript_store=transcript,
+            episodic_store=episodic,
+            record_store=records,
+            collection_manager=collections,
+            failures=FailureLog(),
+            now=self.clock.now,
+        )
+        writes: WritePort = direct
+        if cfg.uses_write_behind:
+            writes = JournaledWrites(
+                JournalFile(cfg.path / "writebehind.db", durability=cfg.durability),
+                direct,
+                dimension=self.embedder.dimension,
+            )
+            # The port writes the bare stores; every reader below gets them through its barrier.
+            transcript, episodic = behind(transcript, writes), behind(episodic, writes)
+            records, collections = behind(records, writes), behind(collections, writes)
+        # Closed after the controller (whose extraction drain may still remember) and before the
+        # stores it writes; opening replays what a crash left journaled.
+        await self._opened(writes)
         decay = DecayCalculator(cfg.controller.decay)
         tracker = AccessTracker(
             graph, records, rescore=decay_rescore(records, decay), clock=self.clock
@@ -243,12 +257,8 @@ class Runtime:
             config=cfg.controller,
             priming=cfg.priming,
             clock=self.clock,
-            write_behind=journal,
+            writes=writes,
         )
-        if journal is not None:
-            # Closed after the controller (whose extraction drain may still remember) and
-            # before the stores it applies to; opening replays what a crash left pending.
-            await self._opened(journal)
         self._closers.append(self._controller)
         await self._attach_lifecycle(records, collections)
 

@@ -14,6 +14,7 @@ import pytest
 from remem.controller import ControllerConfig, ExtractionResult, Extractor, MemoryController
 from remem.controller.extraction import ExtractionContext
 from remem.embeddings import HashingEmbedder
+from remem.failures import FailureLog
 from remem.graph import GraphScorer
 from remem.models import ManualClock, TranscriptEntry
 from remem.staging import CollectionManager, FileMoveJournal
@@ -22,7 +23,7 @@ from remem.stores.hnsw import HnswVectorStore
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 from remem.stores.vector import VectorStore
-from remem.writebehind import JournalFile, WriteBehind, behind
+from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WritePort, behind
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -74,18 +75,32 @@ async def make_stack(
             graph = await exits.enter_async_context(DuckDBGraphStore(db))
             vstore = vectors if vectors is not None else HnswVectorStore(root / "vectors")
             vstore = await exits.enter_async_context(vstore)
-            journal: WriteBehind | None = None
-            if default_behind if write_behind is None else write_behind:
-                journal = WriteBehind(JournalFile(root / "writebehind.db"), dimension=384)
-                transcript, episodic = behind(transcript, journal), behind(episodic, journal)
-                records, vstore = behind(records, journal), behind(vstore, journal)
             collections = await exits.enter_async_context(
                 CollectionManager(
                     vstore, HashingEmbedder(), journal=FileMoveJournal(root / "moves.journal")
                 )
             )
+            bare_vectors = vstore
+            writes: WritePort | None = None
+            if default_behind if write_behind is None else write_behind:
+                direct = DirectWrites(
+                    transcript_store=transcript,
+                    episodic_store=episodic,
+                    record_store=records,
+                    collection_manager=collections,
+                    failures=FailureLog(),
+                    now=clock.now,
+                )
+                writes = JournaledWrites(
+                    JournalFile(root / "writebehind.db"), direct, dimension=384
+                )
+                await writes.open()
+                exits.push_async_callback(writes.aclose)  # after the controller's close
+                transcript, episodic = behind(transcript, writes), behind(episodic, writes)
+                records, collections = behind(records, writes), behind(collections, writes)
+                vstore = behind(vstore, writes)  # the tests' own reads wait too
             controller = MemoryController(
-                vstore,
+                bare_vectors,
                 graph,
                 episodic,
                 collections,
@@ -95,11 +110,8 @@ async def make_stack(
                 extractor=extractor,
                 config=config,
                 clock=clock,
-                write_behind=journal,
+                writes=writes,
             )
-            if journal is not None:
-                await journal.open()
-                exits.push_async_callback(journal.aclose)  # after the controller's close
             exits.push_async_callback(controller.aclose)
             return Stack(
                 controller, transcript, episodic, records, graph, vstore, collections, clock

@@ -7,7 +7,9 @@ import json
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,13 +17,14 @@ from remem import Runtime
 from remem.controller import MemoryController
 from remem.embeddings import HashingEmbedder
 from remem.errors import ConfigError, PendingWritesError
+from remem.failures import FailureLog
 from remem.models import MemoryStage, TranscriptEntry
 from remem.runtime_config import RuntimeConfig
 from remem.staging import CollectionManager
 from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
 from remem.stores.hnsw import HnswVectorStore
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
-from remem.writebehind import JournalFile, WriteBehind, behind
+from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WriteBehind, behind
 
 
 def journal_of(rt: Runtime) -> WriteBehind:
@@ -99,7 +102,7 @@ CRASHER = textwrap.dedent(
             if i == 2:
                 await wb.flush()  # half applied, half pending at the crash
         print(json.dumps(ids), flush=True)
-        raw_vectors = c.vector_store.wrapped
+        raw_vectors = c.vector_store  # the bare store the write port writes
 
         async def die(*args, **kwargs):
             os._exit(0)
@@ -108,7 +111,6 @@ CRASHER = textwrap.dedent(
             os._exit(0)
         if point == "between_stores":  # records committed, vectors not
             raw_vectors.add = die
-            c.vector_store.__dict__.pop("add", None)  # the wrapper's cached method
         if point == "before_journal_delete":  # every store committed, journal not cleared
             wb.file.remove = die
         await wb.flush()
@@ -161,7 +163,7 @@ async def test_a_store_failure_keeps_the_writes_and_a_retry_applies_them_once(
         c = rt.controller
         wb = journal_of(rt)
         wb.max_delay = 60.0
-        raw = c.vector_store.wrapped  # type: ignore[attr-defined]
+        raw: Any = c.vector_store  # the bare store the write port writes
         real_add = raw.add
         calls = 0
 
@@ -237,19 +239,29 @@ async def test_full_durability_runtime(tmp_path: Path) -> None:
         assert (await rt.controller.recall("power loss", k=1))[0].record.id == memory.id
 
 
-async def test_a_controller_with_write_behind_needs_wrapped_stores(tmp_path: Path) -> None:
+async def test_a_controller_with_a_journaled_port_needs_wrapped_stores(tmp_path: Path) -> None:
     db = DuckDBDatabase(tmp_path / "memory.duckdb")
     vectors = HnswVectorStore(tmp_path / "vectors")
-    journal = WriteBehind(JournalFile(tmp_path / "wb.db"), dimension=384)
-    wrapped = behind(vectors, journal)
+    episodic = SQLiteEpisodicStore(tmp_path / "e.db")
+    records = DuckDBRecordStore(db)
+    collections = CollectionManager(vectors, HashingEmbedder())
+    direct = DirectWrites(
+        transcript_store=None,
+        episodic_store=episodic,
+        record_store=records,
+        collection_manager=collections,
+        failures=FailureLog(),
+        now=lambda: datetime.now(UTC),
+    )
+    writes = JournaledWrites(JournalFile(tmp_path / "wb.db"), direct, dimension=384)
     with pytest.raises(ConfigError, match="DuckDBRecordStore"):
         MemoryController(
-            wrapped,
+            vectors,
             DuckDBGraphStore(db),
-            behind(SQLiteEpisodicStore(tmp_path / "e.db"), journal),
-            CollectionManager(wrapped, HashingEmbedder()),
-            record_store=DuckDBRecordStore(db),
-            write_behind=journal,
+            behind(episodic, writes),
+            behind(collections, writes),
+            record_store=records,
+            writes=writes,
         )
 
 

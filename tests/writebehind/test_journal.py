@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from remem.controller.failures import BackgroundFailure
 from remem.errors import ConfigError, IntegrityError, PendingWritesError, StoreClosedError
+from remem.failures import FailureLog
 from remem.models import MemoryLifecycleMetadata, MemoryRecord, TranscriptEntry
 from remem.writebehind import JournalFile, PendingWrite, WriteBehind
 
@@ -53,11 +53,16 @@ class Applier:
 
 
 def journal(
-    path: Path, applier: Applier, failures: list[BackgroundFailure], **kw: object
+    path: Path, applier: Applier, failures: FailureLog | None = None, **kw: object
 ) -> WriteBehind:
-    wb = WriteBehind(JournalFile(path / "wb.db"), dimension=DIM, **kw)  # type: ignore[arg-type]
-    wb.bind(applier, record_failure=failures.append, now=lambda: T0)
-    return wb
+    return WriteBehind(
+        JournalFile(path / "wb.db"),
+        applier,
+        dimension=DIM,
+        failures=failures if failures is not None else FailureLog(),
+        now=lambda: T0,
+        **kw,  # type: ignore[arg-type]
+    )
 
 
 def vectors(n: int) -> NDArray[np.float32]:
@@ -65,7 +70,7 @@ def vectors(n: int) -> NDArray[np.float32]:
 
 
 async def test_writes_wait_in_the_journal_until_a_barrier(tmp_path: Path) -> None:
-    applier, failures = Applier(), list[BackgroundFailure]()
+    applier, failures = Applier(), FailureLog()
     wb = journal(tmp_path, applier, failures, max_delay=60)
     await wb.open()
     await wb.add_turns([turn(0)])
@@ -78,30 +83,30 @@ async def test_writes_wait_in_the_journal_until_a_barrier(tmp_path: Path) -> Non
     await wb.barrier()  # nothing pending: no empty batch
     assert len(applier.applied) == 1
     await wb.aclose()
-    assert failures == []
+    assert failures.items() == []
 
 
 async def test_a_crash_leaves_writes_that_the_next_open_replays(tmp_path: Path) -> None:
-    first = journal(tmp_path, Applier(), [], max_delay=60)
+    first = journal(tmp_path, Applier(), None, max_delay=60)
     await first.open()
     await first.add_memories([record(1)], vectors(1))
     await first.add_turns([turn(0)])
     await first.file.aclose()  # the process dies: nothing applied, nothing flushed
 
     applier = Applier()
-    second = journal(tmp_path, applier, [])
+    second = journal(tmp_path, applier)
     assert await second.open() == 2
     assert applier.ids == ["m1", "t0"]  # in the order they were accepted
     assert second.pending == 0
     await second.aclose()
 
-    third = journal(tmp_path, Applier(), [])
+    third = journal(tmp_path, Applier())
     assert await third.open() == 0  # applied writes left the journal
     await third.aclose()
 
 
 async def test_replayed_memories_keep_text_and_vector(tmp_path: Path) -> None:
-    first = journal(tmp_path, Applier(), [], max_delay=60)
+    first = journal(tmp_path, Applier(), None, max_delay=60)
     await first.open()
     await first.add_memories([record(7)], vectors(1) + np.float32(0.5))
     await first.file.aclose()
@@ -111,8 +116,9 @@ async def test_replayed_memories_keep_text_and_vector(tmp_path: Path) -> None:
         seen.extend(batch)
         return []
 
-    second = WriteBehind(JournalFile(tmp_path / "wb.db"), dimension=DIM)
-    second.bind(keep, record_failure=lambda f: None, now=lambda: T0)
+    second = WriteBehind(
+        JournalFile(tmp_path / "wb.db"), keep, dimension=DIM, failures=FailureLog(), now=lambda: T0
+    )
     await second.open()
     assert seen[0].record == record(7)
     assert seen[0].vector is not None
@@ -121,11 +127,11 @@ async def test_replayed_memories_keep_text_and_vector(tmp_path: Path) -> None:
 
 
 async def test_a_journal_of_another_dimension_is_refused(tmp_path: Path) -> None:
-    first = journal(tmp_path, Applier(), [], max_delay=60)
+    first = journal(tmp_path, Applier(), None, max_delay=60)
     await first.open()
     await first.add_memories([record(1)], vectors(1))
     await first.file.aclose()
-    other = journal(tmp_path, Applier(), [])
+    other = journal(tmp_path, Applier())
     other.dimension = DIM + 1
     with pytest.raises(IntegrityError, match="embedder"):
         await other.open()
@@ -134,7 +140,7 @@ async def test_a_journal_of_another_dimension_is_refused(tmp_path: Path) -> None
 
 async def test_a_full_batch_is_applied_in_the_background(tmp_path: Path) -> None:
     applier = Applier()
-    wb = journal(tmp_path, applier, [], batch_size=3, max_delay=60)
+    wb = journal(tmp_path, applier, None, batch_size=3, max_delay=60)
     await wb.open()
     await wb.add_memories([record(i) for i in range(3)], vectors(3))
     for _ in range(50):
@@ -147,7 +153,7 @@ async def test_a_full_batch_is_applied_in_the_background(tmp_path: Path) -> None
 
 async def test_the_timer_applies_a_lone_write(tmp_path: Path) -> None:
     applier = Applier()
-    wb = journal(tmp_path, applier, [], max_delay=0.02)
+    wb = journal(tmp_path, applier, None, max_delay=0.02)
     await wb.open()
     await wb.add_turns([turn(0)])
     for _ in range(100):
@@ -159,7 +165,7 @@ async def test_the_timer_applies_a_lone_write(tmp_path: Path) -> None:
 
 
 async def test_a_failed_apply_keeps_the_writes_and_says_so(tmp_path: Path) -> None:
-    applier, failures = Applier(), list[BackgroundFailure]()
+    applier, failures = Applier(), FailureLog()
     wb = journal(tmp_path, applier, failures, max_delay=60)
     await wb.open()
     await wb.add_memories([record(1)], vectors(1))
@@ -167,7 +173,7 @@ async def test_a_failed_apply_keeps_the_writes_and_says_so(tmp_path: Path) -> No
     with pytest.raises(PendingWritesError, match="nothing is lost"):
         await wb.barrier()
     assert wb.pending == 1
-    assert [(f.operation, f.ids) for f in failures] == [("write_behind", ("m1",))]
+    assert [(f.operation, f.ids) for f in failures.items()] == [("write_behind", ("m1",))]
     applier.fail = None
     await wb.barrier()  # the next call retries
     assert applier.ids == ["m1"]
@@ -177,21 +183,21 @@ async def test_a_failed_apply_keeps_the_writes_and_says_so(tmp_path: Path) -> No
 
 async def test_a_failed_final_apply_is_replayed_on_the_next_open(tmp_path: Path) -> None:
     applier = Applier()
-    wb = journal(tmp_path, applier, [], max_delay=60)
+    wb = journal(tmp_path, applier, None, max_delay=60)
     await wb.open()
     await wb.add_turns([turn(0)])
     applier.fail = OSError("broken store")
     with pytest.raises(PendingWritesError):
         await wb.aclose()
     again = Applier()
-    reopened = journal(tmp_path, again, [])
+    reopened = journal(tmp_path, again)
     await reopened.open()
     assert again.ids == ["t0"]
     await reopened.aclose()
 
 
 async def test_refused_writes_move_to_rejected_and_are_reported(tmp_path: Path) -> None:
-    applier, failures = Applier(), list[BackgroundFailure]()
+    applier, failures = Applier(), FailureLog()
     applier.refuse = {"t1"}
     wb = journal(tmp_path, applier, failures, max_delay=60)
     await wb.open()
@@ -201,9 +207,9 @@ async def test_refused_writes_move_to_rejected_and_are_reported(tmp_path: Path) 
     rejected = await wb.file.rejected()
     assert [(kind, reason) for _, kind, _, reason in rejected] == [("turn", "taken")]
     assert TranscriptEntry.model_validate_json(rejected[0][2]) == turn(1)
-    assert [f.ids for f in failures] == [("t1",)]
+    assert [f.ids for f in failures.items()] == [("t1",)]
     await wb.aclose()
-    reopened = journal(tmp_path, Applier(), [])
+    reopened = journal(tmp_path, Applier())
     assert await reopened.open() == 0  # not replayed: it is kept apart, with its reason
     await reopened.aclose()
 
@@ -212,7 +218,7 @@ async def test_backpressure_fails_before_journaling_when_the_stores_are_broken(
     tmp_path: Path,
 ) -> None:
     applier = Applier()
-    wb = journal(tmp_path, applier, [], batch_size=2, max_pending=2, max_delay=60)
+    wb = journal(tmp_path, applier, None, batch_size=2, max_pending=2, max_delay=60)
     await wb.open()
     applier.fail = OSError("broken")
     await wb.add_turns([turn(0), turn(1)])
@@ -228,7 +234,7 @@ async def test_backpressure_fails_before_journaling_when_the_stores_are_broken(
 async def test_a_cancelled_reader_does_not_abort_the_batch(tmp_path: Path) -> None:
     applier = Applier()
     applier.gate = asyncio.Event()
-    wb = journal(tmp_path, applier, [], max_delay=60)
+    wb = journal(tmp_path, applier, None, max_delay=60)
     await wb.open()
     await wb.add_turns([turn(0)])
     reader = asyncio.create_task(wb.barrier())
@@ -244,7 +250,7 @@ async def test_a_cancelled_reader_does_not_abort_the_batch(tmp_path: Path) -> No
 
 async def test_a_barrier_waits_only_for_earlier_writes(tmp_path: Path) -> None:
     applier = Applier()
-    wb = journal(tmp_path, applier, [], batch_size=1, max_pending=100, max_delay=60)
+    wb = journal(tmp_path, applier, None, batch_size=1, max_pending=100, max_delay=60)
     await wb.open()
     await wb.add_turns([turn(0)])
     applier.gate = asyncio.Event()
@@ -259,7 +265,7 @@ async def test_a_barrier_waits_only_for_earlier_writes(tmp_path: Path) -> None:
 
 
 async def test_closed_and_unopened_journals_refuse_writes(tmp_path: Path) -> None:
-    wb = journal(tmp_path, Applier(), [])
+    wb = journal(tmp_path, Applier())
     with pytest.raises(StoreClosedError, match="open"):
         await wb.add_turns([turn(0)])
     await wb.open()
@@ -279,13 +285,18 @@ async def test_closed_and_unopened_journals_refuse_writes(tmp_path: Path) -> Non
 )
 def test_bad_settings_raise_config_error(tmp_path: Path, kw: dict[str, float], match: str) -> None:
     with pytest.raises(ConfigError, match=match):
-        WriteBehind(JournalFile(tmp_path / "wb.db"), dimension=DIM, **kw)  # type: ignore[arg-type]
+        journal(tmp_path, Applier(), None, **kw)
 
 
 async def test_full_durability_journals_on_the_worker_thread(tmp_path: Path) -> None:
     applier = Applier()
-    wb = WriteBehind(JournalFile(tmp_path / "wb.db", durability="full"), dimension=DIM)
-    wb.bind(applier, record_failure=lambda f: None, now=lambda: T0)
+    wb = WriteBehind(
+        JournalFile(tmp_path / "wb.db", durability="full"),
+        applier,
+        dimension=DIM,
+        failures=FailureLog(),
+        now=lambda: T0,
+    )
     await wb.open()
     await wb.add_turns([turn(0)])
     assert [w.id for w in await wb.file.load(DIM)] == ["t0"]
@@ -295,7 +306,7 @@ async def test_full_durability_journals_on_the_worker_thread(tmp_path: Path) -> 
 
 async def test_checkpoints_run_on_the_worker_and_keep_every_row(tmp_path: Path) -> None:
     applier = Applier()
-    wb = journal(tmp_path, applier, [], batch_size=2, max_delay=60)
+    wb = journal(tmp_path, applier, None, batch_size=2, max_delay=60)
     wb.file.CHECKPOINT_EVERY = 2
     await wb.open()
     for i in range(10):
@@ -303,13 +314,7 @@ async def test_checkpoints_run_on_the_worker_and_keep_every_row(tmp_path: Path) 
         await wb.barrier()
     await wb.add_turns([turn(10)])
     await wb.file.aclose()  # crash with one write pending, after several checkpoints
-    reopened = journal(tmp_path, Applier(), [])
+    reopened = journal(tmp_path, Applier())
     assert [w.id for w in await reopened.file.load(DIM)] == ["t10"]
     await reopened.aclose()
     assert applier.ids == [f"t{i}" for i in range(10)]
-
-
-async def test_opening_without_an_applier_is_a_config_error(tmp_path: Path) -> None:
-    wb = WriteBehind(JournalFile(tmp_path / "wb.db"), dimension=DIM)
-    with pytest.raises(ConfigError, match="applier"):
-        await wb.open()

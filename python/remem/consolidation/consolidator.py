@@ -55,8 +55,8 @@ from remem.consolidation.report import (
     Supersession,
 )
 from remem.controller import MemoryController
-from remem.controller.failures import BackgroundFailure
 from remem.errors import ConfigError, InvalidArgumentError
+from remem.failures import BackgroundFailure
 from remem.graph.index import MERGED_INTO
 from remem.models import Clock, DaySummary, Entity, MemoryRecord, Relationship
 from remem.stores.episodic import load_timezone

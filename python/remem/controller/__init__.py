@@ -16,11 +16,11 @@ from remem.controller.extraction import (
     ExtractionResult,
     Extractor,
 )
-from remem.controller.failures import BackgroundFailure
 from remem.controller.fusion import RankedList, reciprocal_rank_fusion, weighted_score_fusion
 from remem.controller.reinforcement import decay_rescore
 from remem.controller.telemetry import Telemetry
 from remem.controller.writes import MemorySpec
+from remem.failures import BackgroundFailure
 
 __all__ = [
     "BackgroundFailure",

@@ -13,9 +13,12 @@ The controller does not own the stores: ``aclose()`` drains extraction and flush
 whoever opened the stores closes them (the Runtime does, in reverse order). Every
 time-dependent step reads the injected ``clock`` — tests advance a ManualClock, never sleep.
 
-With ``write_behind=`` (the Runtime's embedded default) ``record_turn`` and ``remember`` are
-journaled and applied in batches; the stores must then be wrapped by
-:func:`remem.writebehind.behind` so every read waits for them (:mod:`remem.writebehind`).
+Writes of turns and fresh memories go through a write port (:mod:`remem.writebehind.port`):
+``writes=`` (the Runtime passes :class:`~remem.writebehind.JournaledWrites` on the embedded
+default, so ``record_turn`` and ``remember`` are journaled and applied in batches, and then every
+store given here must be wrapped by :func:`remem.writebehind.behind` so reads wait for them);
+without it the controller writes directly (:class:`~remem.writebehind.DirectWrites` on the
+stores given here).
 
 Priming: :meth:`MemoryController.prime` (:mod:`remem.controller.priming`), with the
 ``priming=`` config (default :meth:`PrimingConfig.controller_fallback`) unless a call names one.
@@ -41,15 +44,14 @@ from remem.controller.config import ControllerConfig
 from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
-from remem.controller.failures import BackgroundFailure, FailureLog
-from remem.controller.journal_apply import JournalApplier, check_behind
 from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.telemetry import Telemetry
-from remem.controller.turns import TurnLog, check_session_id, check_turn, check_turns
+from remem.controller.turns import TurnLog, check_turn, check_turns
 from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
+from remem.failures import BackgroundFailure, FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
 from remem.models import (
     Clock,
@@ -67,9 +69,9 @@ from remem.staging import CollectionManager
 from remem.stores.episodic import EpisodicStore
 from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
-from remem.stores.transcript import TranscriptStore
+from remem.stores.transcript import TranscriptStore, check_session_id
 from remem.stores.vector import VectorStore, Where
-from remem.writebehind import WriteBehind
+from remem.writebehind import DirectWrites, JournaledWrites, WriteBehind, WritePort, check_behind
 
 
 class MemoryController:
@@ -92,14 +94,14 @@ class MemoryController:
         extractor: Extractor | None = None,
         config: ControllerConfig | None = None,
         clock: Clock | None = None,
-        write_behind: WriteBehind | None = None,
+        writes: WritePort | None = None,
     ) -> None:
         if collection_manager.vector_store is not vector_store:
             raise ConfigError(
                 "collection_manager was built on another vector store; pass the same one"
             )
-        if write_behind is not None:
-            check_behind(vector_store, episodic_store, record_store, transcript_store)
+        if writes is not None and writes.journaled:
+            check_behind(collection_manager, episodic_store, record_store, transcript_store)
         self.vector_store = vector_store
         self.graph_store = graph_store
         self.episodic_store = episodic_store
@@ -115,15 +117,23 @@ class MemoryController:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.resolver = entity_resolver or EntityResolver(graph_store, clock=self.clock)
         self.extractor = extractor
-        self._failures = FailureLog()
+        if writes is None:
+            writes = DirectWrites(
+                transcript_store=transcript_store,
+                episodic_store=episodic_store,
+                record_store=record_store,
+                collection_manager=collection_manager,
+                failures=FailureLog(),
+                now=self.clock.now,
+            )
+        self.writes = writes
+        self._failures = writes.failures
         self._writer = MemoryWriter(
             record_store=record_store,
-            episodic_store=episodic_store,
             collection_manager=collection_manager,
             resolver=self.resolver,
-            failures=self._failures,
+            writes=writes,
             now=self.clock.now,
-            journal=write_behind,
         )
         self._recall = RecallPipeline(
             record_store=record_store,
@@ -142,15 +152,14 @@ class MemoryController:
                 interval=cfg.interval,
                 size=cfg.queue_size,
             )
-        self._turn_log = TurnLog(
-            transcript_store, episodic_store, failures=self._failures, now=self.clock.now
-        )
+        self._turn_log = TurnLog(transcript_store, episodic_store, writes, now=self.clock.now)
         self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
-        self.write_behind = write_behind
-        if write_behind is not None:
-            applier = JournalApplier(self._turn_log, self._writer)
-            write_behind.bind(applier, record_failure=self._failures.add, now=self.clock.now)
         self._closed = False
+
+    @property
+    def write_behind(self) -> WriteBehind | None:
+        """The write-behind journal, when the write port is journaled."""
+        return self.writes.journal if isinstance(self.writes, JournaledWrites) else None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -234,7 +243,6 @@ class MemoryController:
             entry_id=entry_id,
             created_at=created_at if created_at is not None else self.clock.now(),
             metadata=meta,
-            journal=self.write_behind,
         )
         if self._extraction is not None:
             await self._extraction.add(entry)

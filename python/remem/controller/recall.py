@@ -91,9 +91,7 @@ from remem.stores.episodic import EpisodicStore, search_many
 from remem.stores.filters import Filter, matches
 from remem.stores.records import RecordStore
 from remem.stores.vector import Where
-
-USER_CHARS_KEY = "remem_user_chars"
-"""Episodic-copy metadata key: the user message's length, so a hit's text splits exactly."""
+from remem.writebehind.direct import USER_CHARS_KEY
 
 
 @dataclass(frozen=True, slots=True)

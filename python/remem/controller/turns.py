@@ -1,4 +1,8 @@
-"""The turns ``record_turn`` and ``record_turns`` write: validation, numbering, the two writes."""
+"""The turns ``record_turn`` and ``record_turns`` write: validation and numbering, then the port.
+
+The write itself (transcript, then the episodic index; or a journal row) is the write port's
+(:mod:`remem.writebehind.port`); here each session's turns are numbered under its lock.
+"""
 
 from __future__ import annotations
 
@@ -7,35 +11,35 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from remem.controller.failures import BackgroundFailure, FailureLog
-from remem.controller.recall import USER_CHARS_KEY
+from remem.cancel_safe import run_to_end
 from remem.errors import InputError, InvalidArgumentError, NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession, check_text
 from remem.stores.episodic import EpisodicStore
 from remem.stores.transcript import TranscriptStore
-from remem.writebehind import WriteBehind
+from remem.writebehind import WritePort
 
 
 class TurnLog:
-    """Each session's last turn number (cached), its lock, and the transcript + episodic writes.
+    """Each session's last turn number (cached) and its lock, in front of the write port.
 
-    Callers hold ``lock(session_id)`` around ``last_turn`` … ``write`` so concurrent turns of one
-    session get consecutive numbers.
+    ``last_turn`` … the port's ``append_turns`` run under ``lock(session_id)``, so concurrent
+    turns of one session get consecutive numbers; a failed write forgets the cached number (the
+    next turn reads it from the stores again).
     """
 
     def __init__(
         self,
         transcript_store: TranscriptStore | None,
         episodic_store: EpisodicStore,
+        writes: WritePort,
         *,
-        failures: FailureLog,
         now: Callable[[], datetime],
     ) -> None:
         self.transcript = transcript_store
         self.episodic = episodic_store
+        self.writes = writes
         self.last_turns: dict[str, int] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._failures = failures
         self._now = now
 
     def lock(self, session_id: str) -> asyncio.Lock:
@@ -71,13 +75,38 @@ class TurnLog:
         entry_id: str | None,
         created_at: datetime,
         metadata: dict[str, object],
-        journal: WriteBehind | None,
     ) -> TranscriptEntry:
         """Number (under the session's lock) and write one validated turn.
 
-        With a write-behind ``journal`` the turn is durable in the journal on return, in the
-        transcript and index with the next batch; a caller's own number or id takes the direct
-        path instead, so a clash raises right here."""
+        With a journaled port the turn is durable in the journal on return, in the transcript
+        and index with the next batch; a caller's own number or id is confirmed by the stores
+        at once (``confirm=True``), so a clash raises right here.
+
+        Cancellation-safe: numbering and the write run to their end (:func:`run_to_end`), so a
+        cancelled call leaves the turn wholly written (and counted) or not at all."""
+        return await run_to_end(
+            self._record(
+                session_id,
+                user_message,
+                assistant_message,
+                turn_number=turn_number,
+                entry_id=entry_id,
+                created_at=created_at,
+                metadata=metadata,
+            )
+        )
+
+    async def _record(
+        self,
+        session_id: str,
+        user_message: str,
+        assistant_message: str,
+        *,
+        turn_number: int | None,
+        entry_id: str | None,
+        created_at: datetime,
+        metadata: dict[str, object],
+    ) -> TranscriptEntry:
         async with self.lock(session_id):
             last = await self.last_turn(session_id)
             number = last + 1 if turn_number is None else turn_number
@@ -90,11 +119,8 @@ class TurnLog:
                 created_at=created_at,
                 metadata=metadata,
             )
-            if journal is not None and turn_number is None and entry_id is None:
-                await journal.add_turns([entry])
-                self.last_turns[session_id] = number
-            else:
-                await self.write(session_id, [entry], max(last, number))
+            confirm = turn_number is not None or entry_id is not None
+            await self._write(session_id, [entry], max(last, number), confirm=confirm)
         return entry
 
     async def record_many(
@@ -105,7 +131,20 @@ class TurnLog:
         created_at: datetime,
         metadata: dict[str, object],
     ) -> list[TranscriptEntry]:
-        """Number (under the session's lock) and write validated turns as one batch per store."""
+        """Number (under the session's lock) and write validated turns as one batch per store;
+        cancellation-safe like :meth:`record`."""
+        return await run_to_end(
+            self._record_many(session_id, pairs, created_at=created_at, metadata=metadata)
+        )
+
+    async def _record_many(
+        self,
+        session_id: str,
+        pairs: list[tuple[str, str]],
+        *,
+        created_at: datetime,
+        metadata: dict[str, object],
+    ) -> list[TranscriptEntry]:
         async with self.lock(session_id):
             last = await self.last_turn(session_id)
             entries = [
@@ -120,37 +159,19 @@ class TurnLog:
                 )
                 for i, (user, assistant) in enumerate(pairs)
             ]
-            await self.write(session_id, entries, last + len(entries))
+            await self._write(session_id, entries, last + len(entries), confirm=True)
         return entries
 
-    async def write(self, session_id: str, entries: list[TranscriptEntry], last: int) -> None:
-        """Transcript first (durable once it returns), then one episodic batch; an indexing
-        failure is recorded and re-raised (the turns stay in the transcript)."""
-        if self.transcript is not None:
-            await self.transcript.append_entries(entries)
-        self.last_turns[session_id] = last
-        await self.index(entries)
-
-    async def index(self, entries: list[TranscriptEntry]) -> None:
-        """Index turns in the episodic store (a retry of identical turns is a no-op); a failure
-        is recorded and re-raised."""
-        # model_copy, not replace(): the entry is already validated and one int is added.
-        indexed = [
-            e.model_copy(update={"metadata": {**e.metadata, USER_CHARS_KEY: len(e.user_message)}})
-            for e in entries
-        ]
+    async def _write(
+        self, session_id: str, entries: list[TranscriptEntry], last: int, *, confirm: bool
+    ) -> None:
         try:
-            await self.episodic.index_turns(indexed)
-        except Exception as exc:
-            ids = tuple(e.id for e in entries)
-            self._failures.add(BackgroundFailure("episodic_index", self._now(), ids, exc))
+            await self.writes.append_turns(entries, confirm=confirm)
+        except BaseException:
+            # The transcript may hold the turns even though indexing failed: read it again.
+            self.last_turns.pop(session_id, None)
             raise
-
-
-def check_session_id(session_id: object) -> str:
-    if not isinstance(session_id, str) or not session_id:
-        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
-    return session_id
+        self.last_turns[session_id] = last
 
 
 def check_turn(user_message: object, assistant_message: object) -> tuple[str, str]:

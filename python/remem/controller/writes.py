@@ -1,25 +1,23 @@
 """Memory writes: remember (all-or-nothing), forget, supersede.
 
 The record store is the source of truth; the staged collection (vector) and the episodic note
-(full text) are indexes of it. So:
+(full text) are indexes of it. Storing a fresh memory in all three is the write port's
+(:mod:`remem.writebehind.port`: record and vector, then the note, undone on failure, run to its
+end if the caller is cancelled); here:
 
-* ``remember`` validates everything and embeds once *before* writing, then writes the record
-  and the vector (concurrently: two stores on two threads), then the note. If either of the
-  first two fails, what this call wrote of them is undone; if the note fails, both are; the
-  original error is re-raised (a failed compensation is recorded in ``failures()``). Concurrent
-  ``remember`` calls are group-committed by a :class:`WriteBatcher`: everything queued while a
-  batch is being written goes out as the next batch (one transaction per store), each call
-  keeping its own all-or-nothing outcome. Entities named by ``entities=`` are resolved and
-  upserted first: the graph has no delete, so a later failure can leave an unlinked entity
-  (harmless, documented).
-* With write-behind (:mod:`remem.writebehind`, the Runtime's embedded default) a ``remember``
-  without its own ``memory_id`` validates, resolves entities and embeds as above, then journals
-  the record and vector and returns; the journal applies them to the three stores later, in a
-  batch, idempotently (a store failure keeps them journaled and surfaces as
-  PendingWritesError on the next call that waits for them, never as a lost memory).
+* ``remember`` validates everything and embeds once *before* writing. Concurrent ``remember``
+  calls are group-committed by a :class:`WriteBatcher`: everything queued while a batch is
+  being written goes out as the next batch (one transaction per store), each call keeping its
+  own all-or-nothing outcome. Entities named by ``entities=`` are resolved and upserted first:
+  the graph has no delete, so a later failure can leave an unlinked entity (harmless,
+  documented). With a journaled port (write-behind, the Runtime's embedded default) a
+  ``remember`` without its own ``memory_id`` is journaled instead and returns; the journal
+  applies it later, in a batch, idempotently (a store failure keeps it journaled and surfaces
+  as PendingWritesError on the next call that waits for it, never as a lost memory).
 * ``remember_many`` is the same for a batch: every item is validated first (a bad one raises
-  naming its index; nothing is written), embedded in one call, then one batch per store, with
-  the same compensation. It takes no ``entities`` (the graph has no delete to compensate with).
+  naming its index; nothing is written), embedded in one call, then one write through the port
+  (confirmed by the stores, journal or not). It takes no ``entities`` (the graph has no delete
+  to compensate with).
 * ``forget`` sets the stage ``deleted`` in the record store first (recall checks it), then
   removes the vector; a failed removal leaves an orphan vector that recall already ignores, and
   is recorded. The episodic note stays (episodes are immutable) and is filtered the same way.
@@ -30,7 +28,6 @@ The record store is the source of truth; the staged collection (vector) and the 
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,10 +36,10 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.write_batcher import WriteBatcher
 from remem.embeddings import EmbeddingService
 from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError
+from remem.failures import BackgroundFailure
 from remem.graph import EntityResolver
 from remem.models import (
     MemoryKind,
@@ -55,36 +52,33 @@ from remem.models import (
     require_aware,
 )
 from remem.staging import STAGED, CollectionManager
-from remem.stores.episodic import EpisodicStore, NoteInput
 from remem.stores.records import RecordStore
-from remem.writebehind import WriteBehind
+from remem.writebehind import WritePort
 
 MAX_TEXT_CHARS = 1_000_000
 
 
 class MemoryWriter:
-    """remember / forget / supersede over the record store, collections and episodic notes."""
+    """remember / forget / supersede: validation and embedding here, the writes through the port
+    (fresh memories) or the record store and collections (forget, supersede)."""
 
     def __init__(
         self,
         *,
         record_store: RecordStore,
-        episodic_store: EpisodicStore,
         collection_manager: CollectionManager,
         resolver: EntityResolver,
-        failures: FailureLog,
+        writes: WritePort,
         now: Callable[[], datetime],
-        journal: WriteBehind | None = None,
     ) -> None:
         self.records = record_store
-        self.journal = journal
-        self.episodic = episodic_store
+        self.writes = writes
         self.collections = collection_manager
         self.resolver = resolver
-        self._failures = failures
+        self._failures = writes.failures
         self._now = now
-        self._batcher: WriteBatcher[tuple[MemoryRecord, NDArray[np.float32], NoteInput]] = (
-            WriteBatcher(self._store_batched)
+        self._batcher: WriteBatcher[tuple[MemoryRecord, NDArray[np.float32]]] = WriteBatcher(
+            self._store_batched
         )
 
     @property
@@ -126,12 +120,12 @@ class MemoryWriter:
             resolved = [await self.resolver.resolve(n, namespace=namespace) for n in names]
             written = await self.resolver.upsert_resolved(resolved, provenance=record.provenance)
             record = record.replace(entity_ids=tuple(e.id for e in written))
-        if self.journal is not None and memory_id is None:
+        if self.writes.journaled and memory_id is None:
             # Write-behind: durable in the journal now, in the stores with the next batch. A
-            # caller's own id takes the direct path, where a duplicate raises right here.
-            await self.journal.add_memories([record], vectors)
+            # caller's own id is confirmed by the stores (batched), so a duplicate raises here.
+            await self.writes.store_memories([record], vectors)
         else:
-            await self._batcher.submit((record, vectors, note_of(record)))
+            await self._batcher.submit((record, vectors))
         return record
 
     async def remember_many(
@@ -180,54 +174,15 @@ class MemoryWriter:
             batch = await self.embeddings.embed_documents([r.text for r in records])
         else:
             batch = _check_vectors(vectors, len(records), dim)
-        await self._store(records, batch, [note_of(r) for r in records])
+        # The port runs the write to its end even if we are cancelled: all stored, or none.
+        await self.writes.store_memories(records, batch, confirm=True)
         return records
 
-    async def _store_batched(
-        self, items: list[tuple[MemoryRecord, NDArray[np.float32], NoteInput]]
-    ) -> None:
+    async def _store_batched(self, items: list[tuple[MemoryRecord, NDArray[np.float32]]]) -> None:
         """The batcher's write: concurrent ``remember`` calls as one batch per store."""
-        records = [r for r, _, _ in items]
-        vectors = items[0][1] if len(items) == 1 else np.vstack([v for _, v, _ in items])
-        await self._store(records, vectors, [n for _, _, n in items])
-
-    async def _store(
-        self, records: list[MemoryRecord], vectors: NDArray[np.float32], notes: list[NoteInput]
-    ) -> None:
-        """Record and vector (concurrently: two stores, two threads), then the note; on any
-        failure, undo what this call wrote and re-raise."""
-        put, add = await asyncio.gather(
-            self.records.put(records),
-            self.collections.add(records, vectors=vectors),
-            return_exceptions=True,
-        )
-        if isinstance(put, BaseException) or isinstance(add, BaseException):
-            # Only undo our own writes: a record put refused as a duplicate belongs to someone
-            # else (and so may a vector in another stage), so it is never deleted here.
-            await self._undo(
-                records,
-                record_written=not isinstance(put, BaseException),
-                vector_written=not isinstance(add, BaseException),
-            )
-            raise put if isinstance(put, BaseException) else add  # type: ignore[misc]
-        try:
-            await self.episodic.add_notes(notes)
-        except BaseException:
-            await self._undo(records, record_written=True, vector_written=True)
-            raise
-
-    async def _undo(
-        self, records: Sequence[MemoryRecord], *, record_written: bool, vector_written: bool
-    ) -> None:
-        ids = [r.id for r in records]
-        try:
-            if vector_written:
-                # Fresh records are all short-term, so one collection holds every vector.
-                await self.collections.remove(ids, MemoryStage.SHORT_TERM)
-            if record_written:
-                await self.records.delete(ids)
-        except Exception as exc:
-            self._failures.add(BackgroundFailure("compensation", self._now(), tuple(ids), exc))
+        records = [r for r, _ in items]
+        vectors = items[0][1] if len(items) == 1 else np.vstack([v for _, v in items])
+        await self.writes.store_memories(records, vectors, confirm=True)
 
     async def forget(self, ids: Sequence[str]) -> int:
         """Move ``ids`` to the deleted stage and drop their vectors; return how many changed."""
@@ -428,14 +383,3 @@ def _ids(ids: Sequence[str], action: str) -> list[str]:
 def check_query_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.float32]:
     """Validated (count, dimension) float32 query vectors."""
     return _check_vectors(vectors, count, dimension)
-
-
-def note_of(record: MemoryRecord) -> NoteInput:
-    """The full-text note of a fresh memory (same id, so both retrievers fuse under one key)."""
-    return NoteInput(
-        note_id=record.id,
-        text=record.text,
-        created_at=record.lifecycle.created_at,
-        session_id=record.session_id,
-        metadata={"kind": record.kind.value, "namespace": record.namespace},
-    )

@@ -1,11 +1,30 @@
-"""Write-behind: journal accepted turns and memories, apply them to the stores in batches.
+"""The write port (:mod:`remem.writebehind.port`): turns and memories in, directly or journaled.
 
-See :mod:`remem.writebehind.journal` for the semantics and :mod:`remem.writebehind.barrier` for
-how every reader is kept consistent with the journal.
+:class:`DirectWrites` writes the stores at once; :class:`JournaledWrites` (write-behind, the
+embedded default) journals each write and applies the journal in batches
+(:mod:`remem.writebehind.journal`); readers wait for it through :func:`behind`
+(:mod:`remem.writebehind.barrier`). The design and the write path are drawn in
+:mod:`remem.writebehind.port`.
 """
 
-from remem.writebehind.barrier import behind, is_behind
+from remem.writebehind.apply import JournalApply
+from remem.writebehind.barrier import behind, check_behind, is_behind
+from remem.writebehind.direct import DirectWrites
 from remem.writebehind.file import JournalFile, PendingWrite
 from remem.writebehind.journal import Applier, WriteBehind
+from remem.writebehind.journaled import JournaledWrites
+from remem.writebehind.port import WritePort
 
-__all__ = ["Applier", "JournalFile", "PendingWrite", "WriteBehind", "behind", "is_behind"]
+__all__ = [
+    "Applier",
+    "DirectWrites",
+    "JournalApply",
+    "JournalFile",
+    "JournaledWrites",
+    "PendingWrite",
+    "WriteBehind",
+    "WritePort",
+    "behind",
+    "check_behind",
+    "is_behind",
+]

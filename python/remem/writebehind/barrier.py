@@ -1,10 +1,11 @@
-"""behind(store, journal): the store, with every call waiting for the journaled writes first.
+"""behind(store, writes): the store, with every call waiting for the journaled writes first.
 
-Write-behind (:mod:`remem.writebehind.journal`) acknowledges ``record_turn`` and ``remember``
-before the stores hold them. Every component that uses a store gets it through this wrapper, so
-each of its coroutine methods first awaits ``journal.barrier()`` — all writes accepted before the
-call are applied — and then runs on the real store: reads see every acknowledged write, and a
-direct write (``forget``, a lifecycle plan, an upsert of your own) is ordered after them.
+A journaled write port (:mod:`remem.writebehind.port`) acknowledges ``record_turn`` and
+``remember`` before the stores hold them. Every component that reads a store gets it through
+this wrapper (the port itself writes the bare stores), so each of its coroutine methods first
+awaits ``writes.barrier()`` — all writes accepted before the call are applied — and then runs on
+the real store: reads see every acknowledged write, and a direct write (``forget``, a lifecycle
+plan, an upsert of your own) is ordered after them.
 
 The wrapper forwards every attribute, so backend extras (``search_many``, ``timezone``…) keep
 working; only coroutine methods wait (plain attributes and synchronous helpers are passed
@@ -13,7 +14,7 @@ Typed as the wrapped store's type: code written against the protocols needs no c
 
 Example::
 
-    records = behind(DuckDBRecordStore(db), journal)
+    records = behind(DuckDBRecordStore(db), writes)  # writes: a JournaledWrites
     await records.get([memory.id])  # sees a memory remember() journaled a moment ago
 """
 
@@ -23,6 +24,8 @@ import functools
 import inspect
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar, cast
+
+from remem.errors import ConfigError
 
 S = TypeVar("S")
 
@@ -84,3 +87,13 @@ def behind(store: S, journal: Barrier) -> S:
 def is_behind(store: object) -> bool:
     """Whether ``store`` was wrapped by :func:`behind`."""
     return isinstance(store, _Behind)
+
+
+def check_behind(*stores: object) -> None:
+    """With a journaled port, every store a reader is given must wait for the journal."""
+    bare = [type(s).__name__ for s in stores if s is not None and not is_behind(s)]
+    if bare:
+        raise ConfigError(
+            "a journaled write port needs every store wrapped by remem.writebehind.behind(store, "
+            f"writes) so reads see journaled writes; these are not: {', '.join(bare)}"
+        )

@@ -46,8 +46,9 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.failures import BackgroundFailure
+from remem.cancel_safe import run_to_end
 from remem.errors import ConfigError, PendingWritesError, StoreClosedError
+from remem.failures import BackgroundFailure, FailureLog
 from remem.models import MemoryRecord, TranscriptEntry
 from remem.writebehind.file import JournalFile, PendingWrite
 
@@ -64,8 +65,11 @@ class WriteBehind:
     def __init__(
         self,
         file: JournalFile,
+        apply: Applier,
         *,
         dimension: int,
+        failures: FailureLog,
+        now: Callable[[], datetime],
         batch_size: int = 256,
         max_pending: int = 2_048,
         max_delay: float = 0.1,
@@ -82,9 +86,9 @@ class WriteBehind:
         self.batch_size = batch_size
         self.max_pending = max_pending
         self.max_delay = max_delay
-        self._record_failure: Callable[[BackgroundFailure], None] | None = None
-        self._now: Callable[[], datetime] | None = None
-        self._apply: Applier | None = None
+        self._apply = apply
+        self._failures = failures
+        self._now = now
         self._pending: list[PendingWrite] = []
         self._seq = 0
         self._inflight: asyncio.Task[None] | None = None
@@ -95,18 +99,6 @@ class WriteBehind:
         self.applied_batches = 0
         """Batches applied so far (replay included)."""
 
-    def bind(
-        self,
-        apply: Applier,
-        *,
-        record_failure: Callable[[BackgroundFailure], None],
-        now: Callable[[], datetime],
-    ) -> None:
-        """Set the applier and where failures go (the controller binds its own when built)."""
-        self._apply = apply
-        self._record_failure = record_failure
-        self._now = now
-
     @property
     def pending(self) -> int:
         """Writes accepted but not yet applied to the stores."""
@@ -116,11 +108,6 @@ class WriteBehind:
         """Load what a previous process left pending and apply it; return how many writes."""
         if self._opened:
             return 0
-        if self._apply is None:
-            raise ConfigError(
-                "write-behind has no applier; build the MemoryController with "
-                "write_behind=journal before opening the journal"
-            )
         await self.file.open()
         self._seq = await self.file.next_seq()
         left = await self.file.load(self.dimension)
@@ -150,6 +137,11 @@ class WriteBehind:
         self._check_usable()
         while len(self._pending) >= self.max_pending:
             await self._step()  # backpressure; raises PendingWritesError before we write
+        # A cancelled caller must not leave a write durable in the file yet unknown here (it
+        # would surface only on reopen, after later writes took its turn number).
+        await run_to_end(self._journal(writes))
+
+    async def _journal(self, writes: list[PendingWrite]) -> None:
         numbered = []
         for w in writes:
             numbered.append(PendingWrite(self._seq, w.turn, w.record, w.vector))
@@ -210,7 +202,6 @@ class WriteBehind:
 
     async def _apply_batch(self, batch: list[PendingWrite]) -> None:
         _APPLYING.set(True)  # this task's context only
-        assert self._apply is not None  # open() checked
         try:
             refused = await self._apply(batch)
             for write, reason in refused:
@@ -230,9 +221,8 @@ class WriteBehind:
         self.applied_batches += 1
 
     def _failed(self, writes: list[PendingWrite], error: BaseException) -> None:
-        if self._record_failure is not None and self._now is not None:
-            ids = tuple(w.id for w in writes)
-            self._record_failure(BackgroundFailure("write_behind", self._now(), ids, error))
+        ids = tuple(w.id for w in writes)
+        self._failures.add(BackgroundFailure("write_behind", self._now(), ids, error))
 
     # -- closing --------------------------------------------------------------------------------
 

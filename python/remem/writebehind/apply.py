@@ -1,4 +1,4 @@
-"""JournalApplier: how the controller applies write-behind batches to its stores, idempotently.
+"""JournalApply: how the journal's batches reach the stores, idempotently, through DirectWrites.
 
 :class:`remem.writebehind.WriteBehind` calls it with a batch of journaled turns and memories.
 A batch may be applied a second time — a retry after a failure part-way through, or a replay
@@ -24,11 +24,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from remem.controller.turns import TurnLog
-from remem.controller.writes import MemoryWriter, note_of
-from remem.errors import ConfigError, DuplicateIdError
+from remem.errors import DuplicateIdError
 from remem.models import MemoryRecord, TranscriptEntry
-from remem.writebehind import PendingWrite, is_behind
+from remem.stores.transcript import TranscriptStore
+from remem.writebehind.direct import DirectWrites, note_of
+from remem.writebehind.file import PendingWrite
 
 T = TypeVar("T")
 
@@ -47,12 +47,11 @@ async def _write_missing(write: Callable[[list[T]], Awaitable[None]], items: lis
                 continue
 
 
-class JournalApplier:
-    """Applies journaled writes through the controller's own turn log and memory writer."""
+class JournalApply:
+    """Applies journaled writes to the stores of a :class:`DirectWrites` (the module doc)."""
 
-    def __init__(self, turns: TurnLog, writer: MemoryWriter) -> None:
-        self._turns = turns
-        self._writer = writer
+    def __init__(self, direct: DirectWrites) -> None:
+        self._direct = direct
 
     async def __call__(self, batch: list[PendingWrite]) -> list[tuple[PendingWrite, str]]:
         turns = [w for w in batch if w.turn is not None]
@@ -72,7 +71,7 @@ class JournalApplier:
         refused: list[tuple[PendingWrite, str]] = []
         if not writes:
             return refused
-        transcript = self._turns.transcript
+        transcript = self._direct.transcript
         if transcript is not None:
             by_session: dict[str, list[PendingWrite]] = {}
             for w in writes:
@@ -83,11 +82,11 @@ class JournalApplier:
         kept = {id(w) for w, _ in refused}
         entries = [w.turn for w in writes if id(w) not in kept and w.turn is not None]
         if entries:
-            await self._turns.index(entries)
+            await self._direct.index_turns(entries)
         return refused
 
     async def _append(self, writes: list[PendingWrite]) -> list[tuple[PendingWrite, str]]:
-        transcript = self._turns.transcript
+        transcript = self._direct.transcript
         assert transcript is not None
         entries = [w.turn for w in writes if w.turn is not None]
         try:
@@ -101,7 +100,7 @@ class JournalApplier:
             try:
                 await transcript.append_entries([w.turn])
             except DuplicateIdError as exc:
-                if not await _in_transcript(self._turns, w.turn):
+                if not await _in_transcript(transcript, w.turn):
                     refused.append((w, str(exc)))
         return refused
 
@@ -110,7 +109,7 @@ class JournalApplier:
             return
         records: list[MemoryRecord] = [w.record for w in writes if w.record is not None]
         vectors = np.vstack([w.vector for w in writes if w.vector is not None])
-        writer = self._writer
+        writer = self._direct
         by_id = {r.id: i for i, r in enumerate(records)}
 
         async def add(batch: list[MemoryRecord]) -> None:
@@ -129,19 +128,8 @@ class JournalApplier:
         await writer.episodic.add_notes([note_of(r) for r in records])
 
 
-async def _in_transcript(turns: TurnLog, entry: TranscriptEntry) -> bool:
-    assert turns.transcript is not None
-    stored: Sequence[TranscriptEntry] = await turns.transcript.get_entries(
+async def _in_transcript(transcript: TranscriptStore, entry: TranscriptEntry) -> bool:
+    stored: Sequence[TranscriptEntry] = await transcript.get_entries(
         entry.session_id, since_turn=max(0, entry.turn_number - 1), limit=1
     )
     return bool(stored) and stored[0].id == entry.id
-
-
-def check_behind(*stores: object) -> None:
-    """With write-behind, every store the controller reads must wait for the journal."""
-    bare = [type(s).__name__ for s in stores if s is not None and not is_behind(s)]
-    if bare:
-        raise ConfigError(
-            f"write_behind needs every store wrapped by remem.writebehind.behind(store, journal) "
-            f"so reads see journaled writes; these are not: {', '.join(bare)}"
-        )
