@@ -11,7 +11,7 @@ terminal loop: :mod:`remem.cli.chat_terminal`. This module only parses options, 
 from __future__ import annotations
 
 import argparse
-import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +60,23 @@ def load_config(args: argparse.Namespace) -> Any:
     return RuntimeConfig.from_toml(file, **overrides)
 
 
+def memory_dir(args: argparse.Namespace) -> Path:
+    """Where the memory (and the chat history) lives, read without loading remem's config
+    machinery: ``--dir``, else the config file's ``path``, else ``./memory``. A config file
+    that does not parse is reported when the memory opens (:func:`load_config`)."""
+    if args.dir is not None:
+        return Path(args.dir)
+    file = args.config
+    if file is None:
+        file = Path("memory") / "remem.toml"
+    try:
+        path = tomllib.loads(Path(file).read_text(encoding="utf-8")).get("path")
+    except (OSError, tomllib.TOMLDecodeError):
+        path = None
+    return Path(path) if isinstance(path, str) else Path("memory")
+
+
 def run(args: argparse.Namespace) -> int:
     from remem.cli.chat_terminal import Terminal
-    from remem.errors import RememError
 
-    try:
-        config = load_config(args)
-    except RememError as exc:
-        print(f"remem chat: error: {exc}", file=sys.stderr)
-        return 2
-    return Terminal(config, session_id=args.session).run()
+    return Terminal(lambda: load_config(args), memory_dir(args), session_id=args.session).run()

@@ -17,17 +17,17 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import signal
 import sys
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
-from remem.cli.chat_commands import COMMANDS, UNAVAILABLE, Output, run_command
-from remem.cli.chat_session import ChatSession
-from remem.companion import TurnResult
-from remem.errors import RememError
-from remem.runtime_config import RuntimeConfig
+if TYPE_CHECKING:  # the memory's modules load on the loop thread, after the prompt is shown
+    from remem.cli.chat_commands import Output
+    from remem.cli.chat_session import ChatSession
+    from remem.runtime_config import RuntimeConfig
 
 __all__ = ["HISTORY_FILE", "Style", "Terminal"]
 
@@ -74,13 +74,15 @@ class Terminal:
 
     def __init__(
         self,
-        config: RuntimeConfig,
+        load_config: Callable[[], RuntimeConfig],
+        directory: Path,
         *,
         session_id: str | None = None,
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
     ) -> None:
-        self.config = config
+        self._load_config = load_config
+        self.directory = directory
         self.session_id = session_id
         self.stdin = stdin or sys.stdin
         self.out = stdout or sys.stdout
@@ -88,6 +90,11 @@ class Terminal:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._readline: Any = None
+        self._lock = threading.Lock()
+        self._at_prompt = False
+        self._announced = False
+        self._prompt = self.style.cyan("you", prompt=True) + "> "
+        self._opening: concurrent.futures.Future[tuple[ChatSession, str]]
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -114,9 +121,11 @@ class Terminal:
         except ImportError:  # a Python built without it: plain input()
             return
         self._readline = readline
-        names = [f"/{n}" for n in (*COMMANDS, *UNAVAILABLE)]
 
         def complete(text: str, state: int) -> str | None:
+            from remem.cli.chat_commands import COMMANDS, UNAVAILABLE  # loaded by then
+
+            names = [f"/{n}" for n in (*COMMANDS, *UNAVAILABLE)]
             matches = [n for n in names if n.startswith(text)] if text.startswith("/") else []
             return matches[state] if state < len(matches) else None
 
@@ -129,7 +138,7 @@ class Terminal:
 
     @property
     def _history_path(self) -> Path:
-        return self.config.path / HISTORY_FILE
+        return self.directory / HISTORY_FILE
 
     def _save_history(self) -> None:
         if self._readline is not None:
@@ -148,69 +157,143 @@ class Terminal:
     # -- the loop -------------------------------------------------------------------------------
 
     def run(self) -> int:
-        """Talk until Ctrl-D or /quit; 0 on a clean exit, 2 when the memory cannot open."""
+        """Talk until Ctrl-D or /quit; 0 on a clean exit, 2 when the memory cannot open.
+
+        The prompt is shown at once and the memory opens meanwhile on the loop thread (its
+        imports included): the status line appears above the prompt when it is ready, and a
+        line typed before that waits for it. An opening failure prints one error line, and
+        interrupts the prompt (SIGINT) to exit 2.
+        """
         self._thread.start()
         try:
-            try:
-                session = self._call(ChatSession.open(self.config, session_id=self.session_id))
-            except RememError as exc:
-                self._print(f"remem chat: error: {exc}")
-                return 2
             self._setup_readline()
-            try:
-                self._converse(session)
-            finally:
-                self._save_history()
-                self._call(session.close())
+            s = self.style
             self._print(
-                self.style.dim(
-                    f"saved: {session.turns_this_run} turn(s) this run; memory in "
-                    f"{self.config.path}"
-                )
+                s.bold("remem chat")
+                + s.dim(f" — memory in {self.directory}. /help for commands, Ctrl-D to exit.")
             )
-            return 0
+            self._opening = asyncio.run_coroutine_threadsafe(self._open(), self._loop)
+            self._opening.add_done_callback(self._opened)
+            try:
+                return self._converse()
+            except KeyboardInterrupt:  # the opening failed just before a prompt
+                return 2
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
             if not self._loop.is_running():
                 self._loop.close()
 
-    def _converse(self, session: ChatSession) -> None:
-        s = self.style
-        self._print(
-            s.bold("remem chat")
-            + s.dim(f" — memory in {self.config.path}. /help for commands, Ctrl-D to exit.")
-        )
-        self._print(s.dim(self._call(session.status())))
-        prompt = s.cyan("you", prompt=True) + "> "
+    async def _open(self) -> tuple[ChatSession, str]:
+        from remem.cli.chat_session import ChatSession  # the heavy imports, off the prompt
+
+        session = await ChatSession.open(self._load_config(), session_id=self.session_id)
+        return session, await session.status()
+
+    def _opened(self, future: concurrent.futures.Future[tuple[ChatSession, str]]) -> None:
+        """On the loop thread: announce the status line, or the failure (module doc)."""
+        exc = future.exception()
+        with self._lock:
+            if exc is not None:
+                self._redraw(f"remem chat: error: {exc}", prompt=False)
+                os.kill(os.getpid(), signal.SIGINT)  # wakes input() in the main thread
+                return
+            if self._at_prompt:
+                self._redraw(self.style.dim(future.result()[1]), prompt=True)
+                self._announced = True
+
+    def _redraw(self, text: str, *, prompt: bool) -> None:
+        """Print ``text`` above the prompt the user may be typing at, then redraw it."""
+        tty = self._readline is not None
+        self.out.write(("\r\x1b[K" if tty else "") + text + "\n")
+        if prompt and tty:
+            self.out.write(self._prompt.replace("\001", "").replace("\002", ""))
+            self.out.write(self._readline.get_line_buffer())
+        self.out.flush()
+
+    def _session(self) -> ChatSession | None:
+        """The opened session (waiting for it), or None when opening failed."""
+        future = self._opening
+        if not future.done() and self.style.on:
+            self._print(self.style.dim("(opening the memory…)"))
         while True:
             try:
-                line = input(prompt)
+                exc = future.exception(timeout=0.05)
+                break
+            except concurrent.futures.TimeoutError:
+                continue
+            except KeyboardInterrupt:
+                continue
+        if exc is not None:
+            return None
+        session, status = future.result()
+        with self._lock:
+            if not self._announced:
+                self._announced = True
+                self._print(self.style.dim(status))
+        return session
+
+    def _converse(self) -> int:
+        while True:
+            if self._opening.done() and self._opening.exception() is not None:
+                return 2
+            try:
+                with self._lock:
+                    self._at_prompt = True
+                line = input(self._prompt)
             except EOFError:
                 self._print()
-                return
+                return self._finish()
             except KeyboardInterrupt:
+                if self._opening.done() and self._opening.exception() is not None:
+                    return 2
                 self._print("^C")
                 continue
+            finally:
+                with self._lock:
+                    self._at_prompt = False
             line = line.strip()
             if not line:
                 continue
+            session = self._session()
+            if session is None:
+                return 2
             if line.startswith("/"):
+                from remem.cli.chat_commands import run_command
+
                 out = self._guarded(run_command(session, line, self._confirm))
                 if out.quit:
-                    return
+                    return self._finish()
                 if out.text:
-                    self._print(s.red(out.text) if out.error else out.text)
+                    self._print(self.style.red(out.text) if out.error else out.text)
                 continue
             self._turn(session, line)
 
+    def _finish(self) -> int:
+        session = self._session()
+        if session is None:
+            return 2
+        self._save_history()
+        self._call(session.close())
+        self._print(
+            self.style.dim(
+                f"saved: {session.turns_this_run} turn(s) this run; memory in {self.directory}"
+            )
+        )
+        return 0
+
     def _guarded(self, coro: Coroutine[Any, Any, Output]) -> Output:
+        from remem.cli.chat_commands import Output
+
         try:
             return self._call(coro)
         except Exception as exc:  # a bug must not end the chat or show a traceback
             return Output(f"error: internal error ({type(exc).__name__}: {exc})", error=True)
 
     def _turn(self, session: ChatSession, line: str) -> None:
+        from remem.companion import TurnResult
+        from remem.errors import RememError
+
         s = self.style
         if s.on:
             self.out.write(s.dim("thinking… (Ctrl-C cancels)"))
