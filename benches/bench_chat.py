@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -104,16 +105,21 @@ class _Starts:
         self.seconds.append(time.perf_counter() - started)
 
     def finish(self) -> None:
-        if self.screen is not None:
+        screen, self.screen = self.screen, None
+        if screen is None:
+            return
+        try:
             if "chat" in self.argv:
-                self.screen.expect(r"memories .*\n.*you> ", timeout=60)
-                self.screen.send("\x04")
-            self.screen.wait(timeout=60)
-            self.screen.close()
-            self.screen = None
+                if not re.search(READY, screen.text):
+                    screen.expect(READY, timeout=60)
+                screen.send("\x04")
+            screen.wait(timeout=60)
+        finally:
+            screen.close()
 
 
-SHOWN = {"prompt": r"you> ", "ready": r"10\d{3} memories .*\n.*you> ", "version": r"\d+\.\d+"}
+READY = r"10\d{3} memories .*\n.*you> "
+SHOWN = {"prompt": r"you> ", "ready": READY, "version": r"\d+\.\d+"}
 
 
 @pytest.mark.parametrize("impl", ["prompt", "ready", "version"])
