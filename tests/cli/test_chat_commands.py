@@ -16,7 +16,12 @@ from remem.brains import Completion, GeminiBrain, Message, ScriptedBrain, ToolSp
 from remem.cli import build_parser
 from remem.cli.chat import load_config
 from remem.cli.chat_commands import COMMANDS, UNAVAILABLE, run_command
-from remem.cli.chat_session import CANCELLED, ChatSession, InterruptibleBrain
+from remem.cli.chat_session import (
+    CANCELLED,
+    ChatSession,
+    InterruptibleBrain,
+    ReplyCancelledError,
+)
 from remem.companion import TurnResult
 from remem.errors import ConfigError
 from remem.runtime_config import RuntimeConfig
@@ -212,3 +217,34 @@ async def test_chat_on_postgres(pg_dsn: str, tmp_path: Path) -> None:
         assert "embedded directory only" in reset.text
     finally:
         await chat.close()
+
+
+class _RepliesThenHangs(_Hanging):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    async def complete(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
+        self.calls += 1
+        if self.calls == 1:
+            return Completion("the reply")
+        return await super().complete(messages, **kwargs)
+
+
+async def test_no_interrupt_after_the_reply_arrived() -> None:
+    inner = _RepliesThenHangs()
+    brain = InterruptibleBrain(inner)
+    assert (await brain.complete([Message.user("x")])).text == "the reply"
+    consolidating = asyncio.ensure_future(brain.complete([Message.user("block full")]))
+    await inner.started.wait()
+    assert not brain.interrupt()  # the post-turn consolidation is not cut short
+    consolidating.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await consolidating
+    brain.new_turn()
+    inner.started.clear()
+    replying = asyncio.ensure_future(brain.complete([Message.user("next")]))
+    await inner.started.wait()
+    assert brain.interrupt()
+    with pytest.raises(ReplyCancelledError):
+        await replying

@@ -61,13 +61,22 @@ class InterruptibleBrain:
     """A brain whose in-flight ``complete`` calls :meth:`interrupt` cancels (ReplyCancelledError).
 
     An interrupt with no call in flight is ignored, so a late Ctrl-C never cancels the next
-    reply. The wrapped brain's own cancellation (an HTTP request dropped) is what stops it.
+    reply; so is one after the reply of the turn (the first completion without tool calls)
+    arrived, until :meth:`new_turn`: the calls after it are the post-turn block consolidation,
+    which must not be cut short. Cancelling the wrapped brain's call (an HTTP request
+    dropped) is what stops it.
     """
 
     def __init__(self, brain: Brain) -> None:
         self.inner = brain
         self._calls: set[asyncio.Future[Completion]] = set()
         self.interrupted = False
+        self._replied = False
+
+    def new_turn(self) -> None:
+        """A new turn starts: its reply may be interrupted again."""
+        self.interrupted = False
+        self._replied = False
 
     @property
     def name(self) -> str:
@@ -75,7 +84,7 @@ class InterruptibleBrain:
 
     def interrupt(self) -> bool:
         """Cancel every call in flight; True when there was one. Call on the brain's loop."""
-        if not self._calls:
+        if not self._calls or self._replied:
             return False
         self.interrupted = True
         for call in self._calls:
@@ -104,7 +113,10 @@ class InterruptibleBrain:
         )
         self._calls.add(call)
         try:
-            return await asyncio.shield(call)
+            completion = await asyncio.shield(call)
+            if not completion.tool_calls:
+                self._replied = True
+            return completion
         except asyncio.CancelledError:
             if call.cancelled() and self.interrupted:
                 raise ReplyCancelledError("reply cancelled; your message was kept") from None
@@ -180,7 +192,7 @@ class ChatSession:
 
     async def turn(self, message: str) -> TurnResult | TranscriptEntry:
         """One turn; a cancelled reply returns the recorded user turn instead (module doc)."""
-        self.brain.interrupted = False
+        self.brain.new_turn()
         try:
             result = await self.companion.turn(message, session_id=self.session_id)
         except ReplyCancelledError:
