@@ -99,7 +99,8 @@ async def _help(session: ChatSession, args: Args) -> Output:
         command = COMMANDS.get(name)
         if command is None:
             raise args.fail(f"unknown command /{name}; /help lists them")
-        return Output(f"usage: {command.usage}\n{command.summary}\n\n{command.details}")
+        about = f"usage: {command.usage}\n{command.summary}"
+        return Output(f"{about}\n\n{command.details}" if command.details else about)
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = ["Type a message to talk; commands start with /.", ""]
     lines += [f"  {c.usage:<{width}}  {c.summary}" for c in COMMANDS.values()]
