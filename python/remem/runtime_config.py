@@ -11,6 +11,10 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     durability = "normal"         # or "full": commits also survive power loss
     write_behind = true           # default: true for embedded, false for postgres
 
+    [brain]                       # the model `remem chat` talks to; absent: the offline companion
+    provider = "gemini:gemini-2.0-flash"   # PROVIDER:MODEL, see remem.brains.registry
+    base_url = "https://..."      # optional: another server for that provider (proxy, local)
+
     [embeddings]
     provider = "hashing"          # the lexical, offline default
     dimension = 384
@@ -109,6 +113,13 @@ class RuntimeConfig:
     on for ``embedded`` (one process owns the directory), off for ``postgres`` (other processes
     read the database directly and would not see journaled writes until applied)."""
 
+    brain: str | None = None
+    """The ``PROVIDER:MODEL`` the chat front end talks to (TOML ``[brain] provider``); None: the
+    offline companion. Checked on construction; the brain itself is built by the caller
+    (:func:`remem.brains.brain_from_spec`), so a config never needs an API key to load."""
+    brain_url: str | None = None
+    """Another base URL for :attr:`brain`'s provider (TOML ``[brain] base_url``)."""
+
     @property
     def uses_write_behind(self) -> bool:
         """The effective write-behind setting (see ``write_behind``)."""
@@ -140,6 +151,12 @@ class RuntimeConfig:
                 f"priming must be a PrimingConfig, got {type(self.priming).__name__}; "
                 "in TOML set [memory.priming] keys"
             )
+        if self.brain is not None:
+            from remem.brains.registry import parse_spec  # only when a brain is configured
+
+            parse_spec(self.brain)
+        if self.brain_url is not None and self.brain is None:
+            raise ConfigError("[brain] base_url was given without a provider; add provider=")
         load_timezone(self.timezone)
 
     @classmethod
@@ -175,6 +192,11 @@ class RuntimeConfig:
             {f.name for f in dataclasses.fields(DecayConfig)} | {"recency_rate", "hit_weight"},
         )
         priming = _priming(data)
+        chosen = _section(data, "brain", {"provider", "base_url"})
+        if "provider" in chosen:
+            top["brain"] = chosen["provider"]
+        if "base_url" in chosen:
+            top["brain_url"] = chosen["base_url"]
         if data:
             raise ConfigError(f"unknown config keys {sorted(data)}; see remem.runtime_config")
         fusion = FusionConfig(
@@ -211,6 +233,8 @@ class RuntimeConfig:
             f"timezone = {self.timezone}",
             f"durability = {self.durability}",
             f"write_behind = {str(self.uses_write_behind).lower()}",
+            f"brain = {self.brain or 'offline'}"
+            + (f" at {self.brain_url}" if self.brain_url else ""),
             f"embeddings.provider = {self.embedding_provider}",
             f"embeddings.dimension = {self.embedding_dimension}",
             f"recall.fusion = {c.fusion.method}",

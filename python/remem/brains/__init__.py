@@ -5,6 +5,8 @@
   the provider-neutral conversation types.
 - :class:`OpenAICompatibleBrain` — OpenAI, Groq, Ollama, vLLM, the llama.cpp server.
 - :class:`AnthropicBrain` — the Anthropic Messages API.
+- :class:`GeminiBrain` — Google's Gemini ``generateContent`` API.
+- :func:`brain_from_spec` — the brain a ``PROVIDER:MODEL`` spec names (``gemini:gemini-2.0-flash``).
 - :class:`ScriptedBrain` — deterministic and offline (scripts and rules) for tests and demos.
 
 Swap one for another without touching memory::
@@ -18,6 +20,7 @@ Swap one for another without touching memory::
 from __future__ import annotations
 
 from remem.brains.anthropic import ANTHROPIC_VERSION, AnthropicBrain
+from remem.brains.gemini import GeminiBrain
 from remem.brains.messages import (
     Completion,
     FinishReason,
@@ -29,17 +32,20 @@ from remem.brains.messages import (
 )
 from remem.brains.openai_compatible import OpenAICompatibleBrain
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, Brain, ToolChoice
+from remem.brains.registry import PROVIDERS, brain_from_spec, parse_spec
 from remem.brains.scripted import BrainRequest, Reply, Rule, ScriptedBrain
 
 __all__ = [
     "ANTHROPIC_VERSION",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_TEMPERATURE",
+    "PROVIDERS",
     "AnthropicBrain",
     "Brain",
     "BrainRequest",
     "Completion",
     "FinishReason",
+    "GeminiBrain",
     "Message",
     "OpenAICompatibleBrain",
     "Reply",
@@ -50,4 +56,6 @@ __all__ = [
     "ToolChoice",
     "ToolSpec",
     "Usage",
+    "brain_from_spec",
+    "parse_spec",
 ]

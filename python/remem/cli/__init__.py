@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("remem.cli.demo", "a short tour of the native kernels"),
     "eval": ("remem.cli.eval", "the persona time-lapse memory evaluation"),
     "bench": ("remem.cli.bench", "retrieval benchmarks on your data (LoCoMo)"),
+    "chat": ("remem.cli.chat", "talk to the companion, see what it remembers"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 
