@@ -61,6 +61,7 @@ _ORG_LINK = words("of & and de")
 _ARTICLE = words("a an the some")
 _DANGLING = words("of the a an and or to")
 _UNFINISHED = words("that it this them those these him her")
+_TIME_NOUNS = words("days day week weeks weekend month months year years summer winter term")
 _PHRASE_STOP = STOP | words("my your his her our their me you him them us i we allergy allergies")
 _DIET_PAIRS = {
     ("plant", "based"): "plant-based",
@@ -76,6 +77,19 @@ _PLURAL = {
     "fish": "fish",
     "ponies": "pony",
 }
+_ANIMAL_PAIRS = {
+    (first, second): f"{first} {base}"
+    for first, base in (
+        ("guinea", "pig"),
+        ("bearded", "dragon"),
+        ("sugar", "glider"),
+        ("stick", "insect"),
+        ("hermit", "crab"),
+    )
+    for second in (base, base + "s")
+}
+"""Animals named in two words ("two guinea pigs")."""
+ANIMAL_FIRST_WORDS = frozenset(first for first, _ in _ANIMAL_PAIRS)
 _CAP_NOT_PLACES = words("i the a an my our it there here home")
 _LONE_LOWER_PLACE_STOP = _NAME_STOP | NOT_PLACES
 
@@ -230,11 +244,16 @@ def read_phrase(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     j = i
     while j < n and j - i < 4 and tokens[j].kind == "word" and tokens[j].low not in _PHRASE_STOP:
         j += 1
-    unfinished = j < n and tokens[j].low in _UNFINISHED
+    # "the sound of that" goes on into a pronoun; "gardening these days" ends in a time phrase
+    unfinished = (
+        j < n
+        and tokens[j].low in _UNFINISHED
+        and not (j + 1 < n and tokens[j + 1].low in _TIME_NOUNS)
+    )
     while j > i and tokens[j - 1].low in _DANGLING:
         j -= 1
     if j == i or unfinished:
-        return None  # "the sound of that": the phrase goes on into a pronoun
+        return None
     return j, " ".join(t.text for t in tokens[i:j])
 
 
@@ -455,6 +474,8 @@ def read_animal(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     j, n = i, len(tokens)
     while j < n and tokens[j].low in _ANIMAL_ADJ and j - i < 2:
         j += 1
+    if j + 1 < n and (tokens[j].low, tokens[j + 1].low) in _ANIMAL_PAIRS:
+        return j + 2, _ANIMAL_PAIRS[(tokens[j].low, tokens[j + 1].low)]
     if j < n:
         low = tokens[j].low
         single = _PLURAL.get(low, low[:-1] if low.endswith("s") else low)
