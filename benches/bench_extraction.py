@@ -7,7 +7,7 @@ turns/s of both extractors (plus the ablations of the grammar's stages) without 
 
 ``grammar`` is :func:`remem.extraction.extract_statements` (clause tokeniser, token patterns
 per fact kind, guards, corrections); ``regex`` is
-:func:`remem.extraction.regex_rules.extract_statements`, the extractor this one replaces
+:func:`benches.regex_extractor_baseline.extract_statements`, the extractor this one replaces
 (its facts carry no subject or operation: they are scored as the user's, ``set``). The turns
 are the corpus statements, development then held-back slice; ``precision``/``recall`` are
 over every labelled fact (see ``tests/extraction/corpus.py``) and ``correct`` says the
@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 from tests.extraction.corpus import Fact, Labelled, Score, fact, load, score
 
+from benches.regex_extractor_baseline import extract_statements as regex_statements
 from remem.extraction import extract_statements
-from remem.extraction.regex_rules import extract_statements as regex_statements
 
 AT = datetime(2026, 5, 14, tzinfo=UTC)
 DEV = load("statements")
