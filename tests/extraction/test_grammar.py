@@ -187,3 +187,10 @@ def test_an_animal_named_in_two_words_reads_as_one() -> None:
         ("user", "pet", "Vinegar", "set"),
     }
     assert facts("my bearded dragon is called Spike") == {("user", "pet", "Spike", "set")}
+
+
+def test_a_capitalised_gerund_opening_a_sentence_is_not_a_person() -> None:
+    assert facts("Cooking keto at home is easy, eating out is the hard part.") == set()
+    assert facts("Running is my therapy") == set()
+    assert facts("Ana is vegan") == {("Ana", "diet", "vegan", "set")}
+    assert facts("Xiao-Ling is vegan") == {("Xiao-Ling", "diet", "vegan", "set")}

@@ -73,6 +73,8 @@ def read_who(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         named = read_name(tokens, i)
         if named is not None:
             j = named[0]
+            if j == i + 1 and low.endswith("ing") and len(low) > 4 and low.isalpha():
+                return None  # "Cooking keto at home is easy": a gerund, not a person
             if j + 1 < n and tokens[j].low == "and" and tokens[j + 1].low in ("i", "me"):
                 return j + 2, Subject("user", str(named[1]))
             return j, Subject("person", str(named[1]))
