@@ -7,11 +7,11 @@ turns/s of both extractors (plus the ablations of the grammar's stages) without 
 
 ``grammar`` is :func:`remem.extraction.extract_statements` (clause tokeniser, token patterns
 per fact kind, guards, corrections); ``regex`` is
-:func:`remem.extraction.regex_rules.extract_statements`, the extractor this one replaces
+:func:`benches.regex_extractor_baseline.extract_statements`, the extractor this one replaces
 (its facts carry no subject or operation: they are scored as the user's, ``set``). The turns
-are the corpus statements, development then held-back slice; ``precision``/``recall`` are
-over every labelled fact (see ``tests/extraction/corpus.py``) and ``correct`` says the
-grammar meets its targets.
+are the corpus statements, development then the two held-back slices;
+``precision``/``recall`` are over every labelled fact (see ``tests/extraction/corpus.py``)
+and ``correct`` says the grammar meets its targets.
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from typing import Any
 import pytest
 from tests.extraction.corpus import Fact, Labelled, Score, fact, load, score
 
+from benches.regex_extractor_baseline import extract_statements as regex_statements
 from remem.extraction import extract_statements
-from remem.extraction.regex_rules import extract_statements as regex_statements
 
 AT = datetime(2026, 5, 14, tzinfo=UTC)
 DEV = load("statements")
 HELD = load("heldout")
-TEXTS = [i.text for i in DEV + HELD]
+HELD2 = load("heldout2")
+TEXTS = [i.text for i in DEV + HELD + HELD2]
 
 
 def grammar(text: str) -> set[Fact]:
@@ -82,7 +83,7 @@ def test_rule_extraction(benchmark: Any, impl: str) -> None:
     fn = IMPLS[impl]
     benchmark.group = f"rule extraction {len(TEXTS)} turns"
     benchmark(lambda: [fn(t) for t in TEXTS])
-    for name, corpus in (("dev", DEV), ("heldout", HELD)):
+    for name, corpus in (("dev", DEV), ("heldout", HELD), ("heldout2", HELD2)):
         total = score(fn, corpus).total
         benchmark.extra_info[f"{name}_precision"] = round(total.precision, 3)
         benchmark.extra_info[f"{name}_recall"] = round(total.recall, 3)
@@ -120,22 +121,24 @@ def ablations() -> None:
         "- hypothetical guard": mock.patch.object(engine, "_hypothetical", return_value=False),
         "- names in passing (scan rows)": mock.patch.object(rules_module, "_GRAMMAR", no_scan),
     }
-    print("\nablation            dev P   dev R   held P  held R")
+    print("\nablation                        dev P  dev R held P held R  h2 P   h2 R")
     for name, patch in stages.items():
         with patch:
             dev, held = score(grammar, DEV).total, score(grammar, HELD).total
+            held2 = score(grammar, HELD2).total
         print(
             f"{name:<30} {dev.precision:6.3f} {dev.recall:6.3f} "
-            f"{held.precision:6.3f} {held.recall:6.3f}"
+            f"{held.precision:6.3f} {held.recall:6.3f} {held2.precision:6.3f} {held2.recall:6.3f}"
         )
 
 
 def main() -> None:
     _report(DEV, f"development slice ({len(DEV)} statements)")
     _report(HELD, f"held-back slice ({len(HELD)} statements)")
+    _report(HELD2, f"second held-back slice ({len(HELD2)} statements)")
     ablations()
     real = locomo_turns()
-    print(f"\nturns/s, best of 5 passes: corpus ({len(TEXTS)} turns), LoCoMo dev ({len(real)})")
+    print(f"\nturns/s, best of 7 passes: corpus ({len(TEXTS)} turns), LoCoMo dev ({len(real)})")
     corpus = turns_per_second(TEXTS)
     chat = turns_per_second(real) if real else dict.fromkeys(IMPLS, float("nan"))
     for name in IMPLS:

@@ -167,3 +167,42 @@ async def test_an_ending_ends_only_its_own_value_of_a_multi_valued_fact(
     assert still_max.superseded_by is None  # another pet is not ended
     assert all(r.superseded_by is None for r in live)
     assert await MemoryConsolidator(c).supersede_contradictions() == []  # idempotent
+
+
+def _fact(
+    id_: str, value: str, at: datetime, operation: str | None = None, attribute: str = "employer"
+) -> MemoryRecord:
+    from remem.models import MemoryLifecycleMetadata
+
+    meta: dict[str, object] = key(attribute, value)
+    if operation is not None:
+        meta["operation"] = operation
+    life = MemoryLifecycleMetadata(score_reference_time=at, created_at=at)
+    return MemoryRecord(id=id_, text=f"{value} {operation}", lifecycle=life, metadata=meta)
+
+
+def test_at_one_instant_an_ending_precedes_a_new_value_whatever_the_ids() -> None:
+    from remem.consolidation.contradictions import plan_fact_changes
+
+    t1 = T0 + timedelta(days=1)
+    for end_id, new_id in (("a", "b"), ("b", "a")):  # the id never decides
+        acme = _fact("old", "Acme", T0)
+        quit_ = _fact(end_id, "Acme", t1, "end")
+        globex = _fact(new_id, "Globex", t1)
+        changes = plan_fact_changes([globex, quit_, acme], {"employer"})
+        assert [(c.old.id, c.new.id) for c in changes] == [("old", end_id), (end_id, new_id)]
+
+
+def test_an_ending_of_another_value_is_set_aside() -> None:
+    from remem.consolidation.contradictions import plan_fact_changes
+
+    leeds = _fact("m1", "Leeds", T0, attribute="city")
+    paris_ended = _fact("m2", "Paris", T0 + timedelta(days=1), "end", "city")
+    york = _fact("m3", "York", T0 + timedelta(days=2), attribute="city")
+    changes = plan_fact_changes([leeds, paris_ended], {"city"})
+    assert changes == []  # Leeds stays current; the ending stays live as what it says
+    changes = plan_fact_changes([leeds, paris_ended, york], {"city"})
+    assert [(c.old.id, c.new.id) for c in changes] == [("m1", "m3")]
+    unnamed = _fact("m4", "none", T0 + timedelta(days=3), "end", "city")
+    changes = plan_fact_changes([york, unnamed], {"city"})
+    assert [(c.old.id, c.new.id) for c in changes] == [("m3", "m4")]  # "we moved out"

@@ -169,3 +169,28 @@ async def test_an_ending_is_a_keyed_memory_without_an_edge_and_others_keep_their
     assert by_attr[("Ana", "city")].value == "Rome"
     edges = {(r.source, r.relation_type, r.target) for r in result.relationships}
     assert edges == {("user", "sibling", "Ana"), ("Ana", "lives_in", "Rome")}
+
+
+def test_vaping_and_smoking_are_different_habits() -> None:
+    assert facts("I don't vape anymore") == {("user", "habit", "vaping", "end")}
+    assert facts("I don't smoke anymore") == {("user", "habit", "smoking", "end")}
+
+
+def test_a_trailing_time_phrase_does_not_make_a_phrase_unfinished() -> None:
+    assert facts("I'm into gardening these days") == {("user", "hobby", "gardening", "set")}
+    assert facts("I love the sound of that") == set()
+
+
+def test_an_animal_named_in_two_words_reads_as_one() -> None:
+    assert facts("we got two guinea pigs, Salt and Vinegar") == {
+        ("user", "pet", "Salt", "set"),
+        ("user", "pet", "Vinegar", "set"),
+    }
+    assert facts("my bearded dragon is called Spike") == {("user", "pet", "Spike", "set")}
+
+
+def test_a_capitalised_gerund_opening_a_sentence_is_not_a_person() -> None:
+    assert facts("Cooking keto at home is easy, eating out is the hard part.") == set()
+    assert facts("Running is my therapy") == set()
+    assert facts("Ana is vegan") == {("Ana", "diet", "vegan", "set")}
+    assert facts("Xiao-Ling is vegan") == {("Xiao-Ling", "diet", "vegan", "set")}

@@ -255,7 +255,7 @@ async def test_the_corpus_through_a_scripted_model_keeps_updates_negations_and_c
 ):
     from tests.extraction.corpus import fact, load
 
-    corpus = load("statements") + load("heldout")
+    corpus = load("statements") + load("heldout") + load("heldout2")
     brain = ScriptedBrain([_model_output(i.facts, i.text) for i in corpus])
     extractor = MemoryExtractor(brain)
     for n, item in enumerate(corpus):

@@ -6,7 +6,12 @@ exclusive relationships of one (namespace, source, relation type):
 * order the live ones by **validity time** — ``valid_from`` when known, else the time the record
   (or edge) was created — then creation time, then id. Insertion order never decides: a fact
   told late about an earlier time ("I lived in Faro in 2019", said today) sorts *before* the
-  current one and so never replaces it;
+  current one and so never replaces it. At the same instant an ending (metadata ``operation =
+  "end"``) sorts before a new value: "gave my notice at Acme, starting at Globex" leaves Globex
+  current, whichever order one batch wrote them in;
+* an ending that names a value (not ``"none"``) other than the value it would follow ends
+  nothing ("I don't live in Paris any more" while the user lives in Leeds): it is set aside —
+  it stays live and supersedes nothing, and the chain goes on without it;
 * each one is superseded by its successor in that order, with ``valid_to`` = the successor's
   validity time. Only the last stays live. A chain (Lisbon → Porto → Lisbon) therefore keeps a
   correct history: each record's [valid_from, valid_to) is the span it held;
@@ -92,11 +97,29 @@ def plan_fact_changes(
     for key in sorted(multi):
         changes += _replaced_values(multi[key])
     for key in sorted(groups):
-        ordered = sorted(
-            groups[key], key=lambda r: (fact_validity(r), r.lifecycle.created_at, r.id)
-        )
-        changes += [FactChange(a, b, fact_validity(b)) for a, b in pairwise(ordered)]
+        chain: list[MemoryRecord] = []
+        for record in sorted(groups[key], key=_chain_order):
+            if chain and _ends_another_value(record, chain[-1]):
+                continue
+            chain.append(record)
+        changes += [FactChange(a, b, fact_validity(b)) for a, b in pairwise(chain)]
     return changes
+
+
+def _chain_order(record: MemoryRecord) -> tuple[datetime, datetime, bool, str]:
+    """Validity time, creation time, an ending before a new value, id."""
+    ending = record.metadata.get("operation") == "end"
+    return (fact_validity(record), record.lifecycle.created_at, not ending, record.id)
+
+
+def _ends_another_value(record: MemoryRecord, current: MemoryRecord) -> bool:
+    """``record`` ends a named value that is not ``current``'s."""
+    if record.metadata.get("operation") != "end":
+        return False
+    ended, held = fact_value(record), fact_value(current)
+    if ended is None or ended == "none" or held is None:
+        return False
+    return ended.casefold() != held.casefold()
 
 
 def replaces(record: MemoryRecord) -> str | None:

@@ -5,8 +5,8 @@
 - :class:`RuleExtractor` — no model: a token grammar (:mod:`remem.extraction.grammar`) that
   hears facts set, ended and corrected ("I moved to Lisbon", "Sam and I split up", "sorry,
   Thursday, not Wednesday"); its module docstring lists what it cannot do.
-  :class:`RegexRuleExtractor` is the earlier one-regex-per-phrasing extractor, kept as the
-  benchmark baseline.
+  (The earlier one-regex-per-phrasing extractor is kept outside the package, as the
+  benchmark baseline ``benches/regex_extractor_baseline.py``.)
 - :data:`SINGLE_VALUED`, :data:`MULTI_VALUED`, :data:`ATTRIBUTES` — the fact vocabulary the
   consolidator compares facts by.
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from remem.extraction.llm import DEFAULT_EXTRACTION_MAX_TOKENS, MemoryExtractor
 from remem.extraction.prompt import SYSTEM_PROMPT, build_messages
-from remem.extraction.regex_rules import RegexRuleExtractor
 from remem.extraction.rules import RuleExtractor, Statement, extract_statements
 from remem.extraction.schema import RESPONSE_FORMAT, ExtractionOutput, to_result
 from remem.extraction.vocabulary import (
@@ -45,7 +44,6 @@ __all__ = [
     "USER",
     "ExtractionOutput",
     "MemoryExtractor",
-    "RegexRuleExtractor",
     "RuleExtractor",
     "Statement",
     "build_messages",

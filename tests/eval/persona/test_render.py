@@ -7,11 +7,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from benches.regex_extractor_baseline import extract_statements as regex_statements
+
 from remem.brains import ScriptedBrain
 from remem.eval.persona import BrainRenderer, generate_plans, mentions, render_plan
 from remem.eval.persona.render import template_turns
 from remem.extraction import extract_statements
-from remem.extraction.regex_rules import extract_statements as regex_statements
 
 # The textbook first-person forms a rule-based extractor is written for.
 CANONICAL = re.compile(

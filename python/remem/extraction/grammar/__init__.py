@@ -3,7 +3,9 @@
 - :mod:`.tokens` — the clause tokeniser (Unicode names, contractions, e-mails, phones);
 - :mod:`.pattern` — token patterns with named slots (``{who} @adv* moved|relocated to
   {v:place}``), compiled once, indexed by first and rarest required word;
-- :mod:`.slots` — what each slot type reads (place, org, name, diet, date, the subject …);
+- :mod:`.slots` — what each slot type reads: the registry and the dates, kinship, animals;
+  :mod:`.names` (names, places, organisations, schools), :mod:`.phrases` (phrases, jobs,
+  diets, habits, lists) and :mod:`.subject` (whom a clause is about);
 - :mod:`.lexicon` — the word classes (``@move``, ``@animal`` …);
 - :mod:`.rule` and :mod:`.tables` — one declarative table per kind of fact, rows saying SET
   or END and what a negation does;

@@ -34,7 +34,8 @@ from remem.extraction.grammar.guards import stopped as _stopped
 from remem.extraction.grammar.lexicon import CLASSES, ROLE_ATTRIBUTE
 from remem.extraction.grammar.pattern import ANY, CAP, Match
 from remem.extraction.grammar.rule import END, Operation, Rule
-from remem.extraction.grammar.slots import READERS, Subject
+from remem.extraction.grammar.slots import ANIMAL_FIRST_WORDS, READERS
+from remem.extraction.grammar.subject import Subject
 from remem.extraction.grammar.tables import TABLES
 from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD
 from remem.extraction.grammar.tokens import Sentence, Token, sentences
@@ -72,7 +73,8 @@ _SLOT_WORDS = {
     READERS["phone"]: frozenset({"\x00phone"}),
     READERS["animal"]: CLASSES["animal"]
     | frozenset(w + "s" for w in CLASSES["animal"])
-    | frozenset({"puppies", "kitties", "bunnies", "ponies"}),
+    | frozenset({"puppies", "kitties", "bunnies", "ponies"})
+    | ANIMAL_FIRST_WORDS,
 }
 """Slots with a closed vocabulary: a clause without one of their words cannot match."""
 _TIME_WORDS = frozenset(

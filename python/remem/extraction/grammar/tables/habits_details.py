@@ -64,9 +64,17 @@ HABIT: tuple[Rule, ...] = (
     rule(
         "habit",
         "habit",
-        "{who} @adv* smoke|smokes|vape|vapes",
+        "{who} @adv* smoke|smokes",
         "{S} smokes.",
         fixed="smoking",
+        negated="end",
+    ),
+    rule(
+        "habit",
+        "habit",
+        "{who} @adv* vape|vapes",
+        "{S} vapes.",
+        fixed="vaping",
         negated="end",
     ),
     rule(

@@ -1,7 +1,8 @@
 """RegexRuleExtractor: the first rule extractor (one anchored regex per way of saying a fact).
 
-Kept as the baseline the grammar-based :class:`~remem.extraction.RuleExtractor` is measured
-against (``benches/bench_extraction.py``); new code should use ``RuleExtractor``.
+Not part of the package: kept only as the baseline the grammar-based
+:class:`~remem.extraction.RuleExtractor` is measured against (``benches/bench_extraction.py``,
+``tests/eval/persona/test_render.py``); use ``RuleExtractor``.
 
 
 It lets the offline stack build real memory: "I moved to Lisbon last month" becomes the fact
@@ -11,7 +12,7 @@ exclusive edge ``user -lives_in-> Lisbon`` valid from a month before the turn. O
 
 How: each message is split into sentences, each sentence into clauses (", and I …", "; my …");
 discourse words ("well,", "btw") and a leading time phrase are stripped; every pattern of
-:mod:`remem.extraction.patterns` is tried, anchored at the start of the clause. A match is
+:mod:`benches.regex_extractor_patterns` is tried, anchored at the start of the clause. A match is
 dropped when the clause up to the value is negated ("I don't live in Paris"), when the sentence
 up to the value is a question or a hypothetical ("if", "would", "I'd", "maybe", "planning to" …),
 or when the value does not look like one (a place that starts with "a"/"my", a pronoun for a
@@ -49,6 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from benches.regex_extractor_patterns import PATTERNS, ROLE_ATTRIBUTE, FactPattern
 from remem.controller.extraction import (
     ExtractedEntity,
     ExtractedMemory,
@@ -57,7 +59,6 @@ from remem.controller.extraction import (
     ExtractionResult,
 )
 from remem.extraction.dates import TIME_PHRASE, resolve_time_phrase
-from remem.extraction.patterns import PATTERNS, ROLE_ATTRIBUTE, FactPattern
 from remem.extraction.vocabulary import EXCLUSIVE_RELATIONS, RELATIONS, SINGLE_VALUED, USER
 from remem.models import MemoryKind, TranscriptEntry
 

@@ -1,11 +1,13 @@
-"""The statement patterns :class:`~remem.extraction.RuleExtractor` knows: one row per way of
-saying a fact, anchored at the start of a clause (after discourse words such as "well," or
-"btw" and a leading time phrase are stripped).
+"""The statement patterns of the regex baseline (:mod:`benches.regex_extractor_baseline`, the
+extractor :class:`~remem.extraction.RuleExtractor` replaced): one row per way of saying a fact,
+anchored at the start of a clause (after discourse words such as "well," or "btw" and a leading
+time phrase are stripped).
 
 Groups: ``v`` is the value; ``role`` (sister, wife …) and ``animal`` (dog, cat …) refine the
 attribute and the fact's text. ``value`` says how the raw value is cleaned (see
-:mod:`remem.extraction.rules`). ``event`` marks a change ("moved", "started"): without a time
-phrase its relationship is valid from the turn's time; a state ("I live in") gets no start date.
+:mod:`benches.regex_extractor_baseline`). ``event`` marks a change ("moved", "started"):
+without a time phrase its relationship is valid from the turn's time; a state ("I live in")
+gets no start date.
 """
 
 from __future__ import annotations
