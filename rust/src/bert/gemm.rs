@@ -42,8 +42,10 @@ const MC: usize = 48;
 /// Matrices with this many rows or more split their rows over the pool.
 pub(crate) const PAR_ROWS: usize = 4 * MC;
 /// Shorter matrices split their panels from this many multiply-adds (`m·n·k`): a 15-token query's
-/// smallest GEMM (15 × 384 × 384 = 2.2M) splits, a tiny test model's does not. Measured on
-/// MiniLM's query (benches/bench_embeddings.py, `minilm 1 query`, 1 vs 2 threads).
+/// smallest GEMM (15 × 384 × 384 = 2.2M) splits, a tiny test model's does not. Not tuned finer:
+/// on the (heavily shared) 2-core machine the best float32 query time went from 7.7–8.9 ms on one
+/// thread to 5.4–6.9 ms split, while medians were set by contention (REMEM_NUM_THREADS=1 keeps a
+/// query on one thread).
 pub(crate) const PAR_PANEL_WORK: usize = 1 << 20;
 
 /// How a [`Packed`] matrix stores its weights.
