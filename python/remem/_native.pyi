@@ -152,6 +152,7 @@ class BertEncoder:
         intermediate: int,
         max_positions: int,
         eps: float,
+        precision: str = "float32",
     ) -> BertEncoder: ...
     @property
     def dimension(self) -> int: ...

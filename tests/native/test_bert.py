@@ -134,3 +134,31 @@ def test_bad_inputs_are_typed_errors() -> None:
     broken = dict(weights, **{"embeddings.LayerNorm.bias": np.zeros(7, np.float32)})
     with pytest.raises(ShapeError):
         NativeBertEncoder(config, broken)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.sampled_from([(8, 2, 1, 16), (24, 4, 2, 40), (48, 12, 1, 96)]),
+    seqs=st.lists(
+        st.lists(st.integers(0, VOCAB - 1), min_size=1, max_size=POSITIONS), min_size=1, max_size=5
+    ),
+)
+def test_bfloat16_stays_close_to_the_numpy_reference(
+    seed: int, shape: tuple[int, int, int, int], seqs: list[list[int]]
+) -> None:
+    """bf16 weights and activations (float32 sums): cosine >= 0.99 on random models, whose
+    unit-variance weights are far rougher than a trained model's (MiniLM: >= 0.999, tested in
+    tests/embeddings/test_sentence_transformer.py)."""
+    config, weights = _model(seed, *shape)
+    got = NativeBertEncoder(config, weights, precision="bfloat16").encode(seqs)
+    want = _numpy_pooled(config, weights, seqs, [[0] * len(s) for s in seqs])
+    assert got.shape == want.shape
+    assert float(np.min(np.sum(got * want, axis=1))) >= 0.99
+
+
+def test_unknown_precision_is_a_config_error() -> None:
+    config, weights = _model(4, 8, 2, 1, 16)
+    with pytest.raises(ConfigError, match="float32 or bfloat16"):
+        NativeBertEncoder(config, weights, precision="float16")  # type: ignore[arg-type]
+    assert NativeBertEncoder(config, weights, precision="bfloat16").precision == "bfloat16"

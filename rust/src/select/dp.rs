@@ -21,7 +21,7 @@ fn row_tail(old: &[f64], new: &mut [f64], bits: &mut [u64], c: usize, v: f64, lo
             k += 1;
         }
     }
-    if m % 64 != 0 && lo < m {
+    if !m.is_multiple_of(64) && lo < m {
         bits[k] = mask;
     }
 }
