@@ -1,9 +1,11 @@
 """Ablation of ``CompanionConfig.earlier_values`` ("off" / "mark" / "drop") in the persona harness.
 
     PYTHONPATH=python python scripts/fact_values_ablation.py --out /tmp/fv-ablation
+    PYTHONPATH=python python scripts/fact_values_ablation.py --horizon year --out /tmp/fv-year
 
-Runs ``remem eval --quick``'s settings (4 personas x 21 days, seed 0, +10-day delayed quiz) on
-the ``full`` companion with each setting, twice:
+Runs ``remem eval --quick``'s settings (4 personas x 21 days, seed 0, +10-day delayed quiz; with
+``--horizon year``, ``remem eval --horizon year --quick``'s: 2 personas x 120 days at the equal
+1,000-token budget) on the ``full`` companion with each setting, twice:
 
 * ``rule`` — the offline :class:`~remem.extraction.RuleExtractor`, as ``remem eval`` runs it;
 * ``oracle`` — an extractor that reads each turn's fact straight from the persona plan (the
@@ -11,14 +13,18 @@ the ``full`` companion with each setting, twice:
   ordering values does once the facts *are* extracted and superseded (the rule extractor of
   today finds almost no changes, so there the three settings cannot differ).
 
+and ``oracle-mark-w1``: ``mark`` with ``earlier_weight=1`` (a marked earlier statement packed
+at its full recall score), the ablation of that weight.
+
 Deterministic: plans, rendering and bootstrap are seeded; no model is called. Prints the
-harness table (context recall, stale-only, per category, tokens) for all six variants.
+harness table (context recall, stale-only, per category, tokens) for all seven variants.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -30,12 +36,13 @@ from remem.controller import (
     ExtractionContext,
     ExtractionResult,
 )
-from remem.eval.persona.harness import run_eval
-from remem.eval.persona.plan import FactEvent, generate_plans
+from remem.eval.persona.harness import EvalSettings, run_eval
+from remem.eval.persona.horizon import materialise
+from remem.eval.persona.plan import FactEvent
 from remem.eval.persona.protocol import EvalCompanion, Variant
-from remem.eval.persona.render import render_plan
 from remem.eval.persona.report import format_table, write_report
 from remem.eval.persona.summary import summarise
+from remem.eval.persona.variants import equal_budget_config
 from remem.extraction import RuleExtractor
 from remem.models import TranscriptEntry
 from remem.runtime import Runtime
@@ -70,42 +77,75 @@ class PlanOracleExtractor:
         return ExtractionResult(memories=tuple(memories))
 
 
-def _events() -> dict[str, FactEvent]:
+def _events(settings: EvalSettings) -> dict[str, FactEvent]:
     out: dict[str, FactEvent] = {}
-    for plan in generate_plans(QUICK_PERSONAS, seed=SEED, days=QUICK_DAYS):
-        for turn in render_plan(plan, seed=SEED):
+    _, conversations, _ = materialise(
+        settings.horizon,
+        personas=settings.personas,
+        days=settings.days,
+        seed=settings.seed,
+        delay_days=settings.delay_days,
+    )
+    for turns in conversations:
+        for turn in turns:
             if turn.event is not None:
                 out.setdefault(turn.text, turn.event)
     return out
 
 
-def _variant(setting: str, extractor: str, events: dict[str, FactEvent]) -> Variant:
+def _variant(
+    setting: str,
+    extractor: str,
+    events: dict[str, FactEvent],
+    budget: int | None,
+    weight: float | None = None,
+) -> Variant:
+    base = CompanionConfig() if budget is None else equal_budget_config(Full, budget)
+    config = dataclasses.replace(base, earlier_values=setting)
+    name = f"{extractor}-{setting}"
+    if weight is not None:
+        config = dataclasses.replace(config, earlier_weight=weight)
+        name += f"-w{weight:g}"
+
     def build(runtime: Runtime, brain: Brain) -> EvalCompanion:
         chosen = RuleExtractor() if extractor == "rule" else PlanOracleExtractor(events)
         return Full(
             brain,
             runtime,
-            config=CompanionConfig(earlier_values=setting),  # type: ignore[arg-type]
+            config=config,
             extractor=chosen,
             consolidator=MemoryConsolidator(runtime.controller, clock=runtime.clock),
-            name=f"{extractor}-{setting}",
+            name=name,
         )
 
-    return Variant(f"{extractor}-{setting}", build, f"full, {extractor} extractor, {setting}")
+    return Variant(name, build, f"full, {extractor} extractor, {setting}")
 
 
-async def main(out: Path) -> None:
-    from remem.eval.persona.harness import EvalSettings
-
-    events = _events()
-    variants = [_variant(s, x, events) for x in ("rule", "oracle") for s in SETTINGS]
-    settings = EvalSettings(
-        personas=QUICK_PERSONAS,
-        days=QUICK_DAYS,
-        seed=SEED,
-        delay_days=DELAY_DAYS,
-        resamples=RESAMPLES,
-    )
+async def main(out: Path, horizon: str, only: list[str] | None) -> None:
+    if horizon == "year":
+        settings = EvalSettings(
+            personas=2,
+            days=120,
+            seed=SEED,
+            delay_days=DELAY_DAYS,
+            resamples=RESAMPLES,
+            horizon="year",
+            budget=1000,
+        )
+    else:
+        settings = EvalSettings(
+            personas=QUICK_PERSONAS,
+            days=QUICK_DAYS,
+            seed=SEED,
+            delay_days=DELAY_DAYS,
+            resamples=RESAMPLES,
+        )
+    events = _events(settings)
+    budget = settings.budget
+    variants = [_variant(s, x, events, budget) for x in ("rule", "oracle") for s in SETTINGS]
+    variants.append(_variant("mark", "oracle", events, budget, weight=1.0))
+    if only is not None:
+        variants = [v for v in variants if v.name in only]
     factory: Callable[[], Brain] = offline_brain
     run = await run_eval(settings, variants, out=out, brain_factory=factory)
     summary = summarise(run)
@@ -116,4 +156,8 @@ async def main(out: Path) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="a new run directory")
-    asyncio.run(main(parser.parse_args().out))
+    parser.add_argument("--horizon", choices=("weeks", "year"), default="weeks")
+    parser.add_argument("--only", help="comma-separated variant names (default: all seven)")
+    args = parser.parse_args()
+    picked = [n.strip() for n in args.only.split(",")] if args.only else None
+    asyncio.run(main(args.out, args.horizon, picked))

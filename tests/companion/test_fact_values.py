@@ -335,3 +335,42 @@ async def test_a_turn_naming_an_old_value_is_marked_or_dropped_though_nothing_wa
     assert "lasagna" not in dropped
     assert "vegetarian" not in dropped.casefold()
     assert "The user is pescatarian. (current)" in dropped
+
+
+async def test_history_stays_answerable_the_earlier_city_is_shown_as_earlier_with_its_dates(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    """#15 item 2: "where did I live before Porto?" is answered from the superseded value."""
+    lisbon = await _say(
+        runtime,
+        clock,
+        "I live in Lisbon, near the river.",
+        "The user lives in Lisbon.",
+        ("city", "Lisbon"),
+    )
+    clock.advance(timedelta(days=30))
+    porto = await _say(
+        runtime,
+        clock,
+        "We moved to Porto last weekend!",
+        "The user lives in Porto.",
+        ("city", "Porto"),
+    )
+    await runtime.controller.supersede(lisbon.id, porto.id, at=clock.now())
+    clock.advance(timedelta(days=7))
+    config = CompanionConfig(use_blocks=False, priming=None, earlier_values="mark")
+    companion = Companion(ScriptedBrain(default="ok"), runtime, config=config)
+    prompt = await companion.build_prompt("Where did I live before Porto?", session_id="quiz")
+    context = prompt.messages[-1].content
+    assert (
+        "[2026-05-31] The user lives in Porto. (current; before: Lisbon 2026-05-01 to "
+        "2026-05-31)" in context
+    )
+    assert (
+        "[2026-05-01; earlier: city now Porto (since 2026-05-31, 7 days ago)] "
+        "user: I live in Lisbon, near the river." in context
+    )
+    # The old value is never on a line of its own that could read as current.
+    for line in context.splitlines():
+        if "Lisbon" in line:
+            assert "earlier" in line or "before: Lisbon" in line, line
