@@ -14,9 +14,8 @@ import pytest
 import remem
 from remem.brains import ScriptedBrain
 from remem.companion import Companion, CompanionConfig
-from remem.companion.prompt import USER_MESSAGE_ORIGIN, recall_candidates
+from remem.companion.prompt import USER_MESSAGE_ORIGIN
 from remem.context import FactTimeline, format_age
-from remem.errors import ConfigError
 from remem.models import ManualClock, MemoryRecord, ProvenanceMetadata
 from tests.companion.conftest import T0
 from tests.companion.doubles import PatternExtractor
@@ -375,33 +374,3 @@ async def test_history_stays_answerable_the_earlier_city_is_shown_as_earlier_wit
     for line in context.splitlines():
         if "Lisbon" in line:
             assert "earlier" in line or "before: Lisbon" in line, line
-
-
-async def test_a_marked_earlier_statement_packs_at_earlier_weight_of_its_score(
-    runtime: remem.Runtime, clock: ManualClock
-) -> None:
-    await _diet_story(runtime, clock)
-    c = runtime.controller
-    hits = await c.recall(QUESTION, k=16, stages=("short_term", "long_term", "episodic"))
-    values = await c.keyed_facts(include_superseded=True)
-    timeline = FactTimeline.from_records(values, now=clock.now())
-
-    def scores(weight: float) -> dict[str, float]:
-        out = recall_candidates(
-            hits, set(), timeline=timeline, earlier_values="mark", earlier_weight=weight
-        )
-        return {x.text: x.score for x in out}
-
-    full, half = scores(1.0), scores(0.5)
-    assert full.keys() == half.keys()
-    marked = [t for t in full if "; earlier:" in t]
-    assert marked  # the vegetarian statements
-    for text, score in full.items():
-        expected = score * 0.5 if text in marked else score
-        assert half[text] == pytest.approx(expected)
-
-
-@pytest.mark.parametrize("weight", [-0.1, 1.5, True, "0.5"])
-def test_earlier_weight_outside_zero_to_one_is_a_config_error(weight: object) -> None:
-    with pytest.raises(ConfigError, match="earlier_weight"):
-        CompanionConfig(earlier_weight=weight)  # type: ignore[arg-type]

@@ -14,8 +14,6 @@ max_block_retries   3           consolidation rounds per turn after a BlockFullE
 earlier_values      "mark"      a recalled statement of a value that no longer holds: "mark"
                                 it earlier with the current value, "drop" it (the current
                                 value shown instead), or "off" (rendered as it was said)
-earlier_weight      0.5         a marked earlier statement's packing score, as a share of
-                                its recall score (1: packed like any other memory)
 =================== =========== ==========================================================
 
 ``remember_messages=True`` (with ``use_recall``) also stores every user message verbatim as a
@@ -86,7 +84,6 @@ class CompanionConfig:
     recall_mode: RecallMode = "hybrid"
     max_block_retries: int = 3
     earlier_values: EarlierValues = "mark"
-    earlier_weight: float = 0.5
     remember_messages: bool = True
     recall_k: int = 32
     history_turns: int = 20
@@ -110,9 +107,6 @@ class CompanionConfig:
             raise ConfigError(
                 f"earlier_values {self.earlier_values!r} is unknown; use 'mark', 'drop' or 'off'"
             )
-        w = self.earlier_weight
-        if isinstance(w, bool) or not isinstance(w, int | float) or not 0.0 <= w <= 1.0:
-            raise ConfigError(f"CompanionConfig.earlier_weight must be in [0, 1], got {w!r}")
         if self.recall_mode not in ("hybrid", "fulltext"):
             raise ConfigError(
                 f"recall_mode {self.recall_mode!r} is unknown; use 'hybrid' or 'fulltext'"

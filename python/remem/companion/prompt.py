@@ -126,7 +126,6 @@ def recall_candidates(
     *,
     timeline: FactTimeline | None = None,
     earlier_values: EarlierValues = "off",
-    earlier_weight: float = 1.0,
 ) -> list[ContextCandidate]:
     """Recalled memories as candidates (graph facts to known_facts; turns in history dropped).
 
@@ -155,8 +154,6 @@ def recall_candidates(
       ``"mark"``, dated and marked — ``[2026-03-03; earlier: diet now pescatarian (since
       2026-03-14, 9 days ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the
       current value's record offered in its place (at its score) unless already offered.
-      A marked statement's score is multiplied by ``earlier_weight``: where the budget binds,
-      the packer keeps the statements of values that hold before those of values that did.
     """
     top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
@@ -191,7 +188,6 @@ def recall_candidates(
                 continue
             if earlier:
                 when += "; " + "; ".join(dict.fromkeys(e.note for e in earlier))
-                candidate = dataclasses.replace(candidate, score=candidate.score * earlier_weight)
             elif earlier_values == "mark" and (holds := _holds(timeline, turn_id, record)):
                 when += f"; {holds}"
             note = timeline.note_for_record(record.id)
@@ -284,7 +280,6 @@ async def build_prompt(
             {t.id for t in turns},
             timeline=timeline,
             earlier_values=config.earlier_values,
-            earlier_weight=config.earlier_weight,
         )
     context = assembler.assemble(
         query=user_message,
