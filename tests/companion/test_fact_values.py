@@ -211,3 +211,166 @@ async def test_the_companion_writes_a_second_dog_and_a_second_sister_to_the_bloc
         "The user's sister is called Anna.",
         "The user's sister is called Ana.",
     )
+
+
+def _employer(i: int, value: str, day: int, **changes: object) -> MemoryRecord:
+    meta = {"subject": "user", "attribute": "employer", "value": value}
+    return record(
+        i,
+        text=f"The user works at {value}.",
+        metadata=meta,
+        valid_from=T0 + timedelta(days=day),
+        lifecycle=lifecycle(i),
+        provenance=ProvenanceMetadata(parent_ids=(f"turn-{i}",)),
+        **changes,
+    )
+
+
+def _jobs(now: datetime) -> FactTimeline:
+    acme = _employer(1, "Acme", 0, superseded_by="rec-00002", valid_to=T0 + timedelta(days=10))
+    globex = _employer(2, "Globex", 10)
+    return FactTimeline.from_records([acme, globex], now=now)
+
+
+def test_a_text_naming_an_old_value_while_it_held_is_earlier() -> None:
+    timeline = _jobs(T0 + timedelta(days=20))
+    [earlier] = timeline.earlier_in_text("Long day at ACME again.", T0 + timedelta(days=3))
+    assert earlier.record.id == "rec-00001"
+    assert earlier.note == "earlier: employer now Globex (since 2026-05-11, 10 days ago)"
+    assert [r.id for r in earlier.current] == ["rec-00002"]
+    assert timeline.current_in_text("Long day at ACME again.") is None
+
+
+def test_the_news_of_a_change_names_the_new_value_and_is_current() -> None:
+    timeline = _jobs(T0 + timedelta(days=20))
+    news = "Handed in my badge at Acme. Monday I start at Globex!"
+    assert timeline.earlier_in_text(news, T0 + timedelta(days=9)) == []
+    assert timeline.current_in_text(news) == "current employer"
+
+
+def test_a_text_said_after_the_value_ended_or_a_part_of_a_word_is_not_earlier() -> None:
+    timeline = _jobs(T0 + timedelta(days=20))
+    assert timeline.earlier_in_text("Acme's old office is for sale.", T0 + timedelta(days=12)) == []
+    assert timeline.earlier_in_text("Acmeville is lovely.", T0 + timedelta(days=3)) == []
+
+
+def test_accents_fold_and_short_values_are_never_matched_by_name() -> None:
+    now = T0 + timedelta(days=20)
+    city = {"subject": "user", "attribute": "city"}
+    old = record(
+        1,
+        text="The user lives in Kraków.",
+        metadata={**city, "value": "Kraków"},
+        valid_from=T0,
+        superseded_by="rec-00002",
+        valid_to=T0 + timedelta(days=10),
+    )
+    new = record(
+        2, text="The user lives in Oslo.", metadata={**city, "value": "Oslo"}, valid_from=T0
+    )
+    short = record(
+        3,
+        text="The user's nickname is Al.",
+        metadata={"subject": "user", "attribute": "nickname", "value": "Al"},
+        valid_from=T0,
+        superseded_by="rec-00004",
+    )
+    renamed = record(
+        4,
+        text="The user's nickname is Bo.",
+        metadata={"subject": "user", "attribute": "nickname", "value": "Bo"},
+        valid_from=T0 + timedelta(days=1),
+    )
+    timeline = FactTimeline.from_records([old, new, short, renamed], now=now)
+    [earlier] = timeline.earlier_in_text("the trams in KRAKOW were late", T0 + timedelta(days=2))
+    assert earlier.record.id == "rec-00001"
+    assert timeline.earlier_in_text("Al says hi", T0 + timedelta(hours=2)) == []
+
+
+def test_an_ending_is_no_value_and_its_old_value_is_no_longer_true() -> None:
+    now = T0 + timedelta(days=20)
+    partner = {"subject": "user", "attribute": "partner"}
+    sam = record(
+        1,
+        text="The user's partner is Sam.",
+        metadata={**partner, "value": "Sam"},
+        valid_from=T0,
+        superseded_by="rec-00002",
+        valid_to=T0 + timedelta(days=10),
+        provenance=ProvenanceMetadata(parent_ids=("turn-1",)),
+    )
+    split = record(
+        2,
+        text="The user broke up with Sam.",
+        metadata={**partner, "value": "Sam", "operation": "end"},
+        valid_from=T0 + timedelta(days=10),
+        provenance=ProvenanceMetadata(parent_ids=("turn-2",)),
+    )
+    timeline = FactTimeline.from_records([sam, split], now=now)
+    assert timeline.note_for_record(split.id) is None  # an ending is not a current value
+    assert timeline.earlier_in_turn("turn-2") == []  # the break-up is not an earlier statement
+    assert timeline.current_in_text("Sam and I split up.") is None
+    [earlier] = timeline.earlier_in_text("Dinner with Sam tonight!", T0 + timedelta(days=4))
+    assert earlier.note == "no longer true since 2026-05-11 (10 days ago)"
+    assert earlier.current == ()
+    # Said after the break-up, a mention of Sam is about something else now: left alone.
+    assert timeline.earlier_in_text("Sam texted me.", T0 + timedelta(days=12)) == []
+
+
+async def test_a_turn_naming_an_old_value_is_marked_or_dropped_though_nothing_was_extracted(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    await _diet_story(runtime, clock)
+    c = runtime.controller
+    said = T0 + timedelta(days=1)  # while the user was vegetarian; nothing extracted from it
+    await c.record_turn(
+        "chat", "Vegetarian lasagna again, my diet is boring.", "Ha.", created_at=said
+    )
+    marked = await _prompt(runtime, "mark")
+    line = next(x for x in marked.splitlines() if "lasagna" in x)
+    assert line.startswith(
+        "- [2026-05-02; earlier: diet now pescatarian (since 2026-05-11, 5 days ago)] user: "
+    ), line
+    dropped = await _prompt(runtime, "drop")
+    assert "lasagna" not in dropped
+    assert "vegetarian" not in dropped.casefold()
+    assert "The user is pescatarian. (current)" in dropped
+
+
+async def test_history_stays_answerable_the_earlier_city_is_shown_as_earlier_with_its_dates(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    """#15 item 2: "where did I live before Porto?" is answered from the superseded value."""
+    lisbon = await _say(
+        runtime,
+        clock,
+        "I live in Lisbon, near the river.",
+        "The user lives in Lisbon.",
+        ("city", "Lisbon"),
+    )
+    clock.advance(timedelta(days=30))
+    porto = await _say(
+        runtime,
+        clock,
+        "We moved to Porto last weekend!",
+        "The user lives in Porto.",
+        ("city", "Porto"),
+    )
+    await runtime.controller.supersede(lisbon.id, porto.id, at=clock.now())
+    clock.advance(timedelta(days=7))
+    config = CompanionConfig(use_blocks=False, priming=None, earlier_values="mark")
+    companion = Companion(ScriptedBrain(default="ok"), runtime, config=config)
+    prompt = await companion.build_prompt("Where did I live before Porto?", session_id="quiz")
+    context = prompt.messages[-1].content
+    assert (
+        "[2026-05-31] The user lives in Porto. (current; before: Lisbon 2026-05-01 to "
+        "2026-05-31)" in context
+    )
+    assert (
+        "[2026-05-01; earlier: city now Porto (since 2026-05-31, 7 days ago)] "
+        "user: I live in Lisbon, near the river." in context
+    )
+    # The old value is never on a line of its own that could read as current.
+    for line in context.splitlines():
+        if "Lisbon" in line:
+            assert "earlier" in line or "before: Lisbon" in line, line

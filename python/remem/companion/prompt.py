@@ -39,6 +39,7 @@ from remem.context import (
     AssembledContext,
     ContextAssembler,
     ContextCandidate,
+    EarlierValue,
     FactTimeline,
     HistoryTurn,
     Priming,
@@ -147,10 +148,12 @@ def recall_candidates(
       (current; before: vegetarian 2026-03-03 to 2026-03-14)`` (``"drop"``: ``(current)``);
     * with ``"mark"``, a message or turn that stated the value holding now says so —
       ``[2026-03-14; current diet] I switched to pescatarian.`` — when the fact had others;
-    * a message or turn that stated a value which no longer holds is, with ``"mark"``, dated
-      and marked — ``[2026-03-03; earlier: diet now pescatarian (since 2026-03-14, 9 days
-      ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the current value's record
-      offered in its place (at its score) unless already offered.
+    * a message or turn that stated a value which no longer holds — the value was extracted
+      from it, or it names the value while it held ("Long day at Acme again" once the user
+      works at Globex; :meth:`~remem.context.FactTimeline.earlier_in_text`) — is, with
+      ``"mark"``, dated and marked — ``[2026-03-03; earlier: diet now pescatarian (since
+      2026-03-14, 9 days ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the
+      current value's record offered in its place (at its score) unless already offered.
     """
     top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
@@ -171,11 +174,12 @@ def recall_candidates(
             offered.add(candidate.id)
             continue
         record = hit.record
-        when = f"{record.valid_from or record.lifecycle.created_at:%Y-%m-%d}"
+        said = record.valid_from or record.lifecycle.created_at
+        when = f"{said:%Y-%m-%d}"
         suffix = ""
         if use_timeline:
             assert timeline is not None
-            earlier = timeline.earlier_in_turn(turn_id)
+            earlier = _earlier(timeline, turn_id, record.text, said)
             if earlier and earlier_values == "drop":
                 for current in (c for e in earlier for c in e.current):
                     if current.id not in offered:
@@ -184,7 +188,7 @@ def recall_candidates(
                 continue
             if earlier:
                 when += "; " + "; ".join(dict.fromkeys(e.note for e in earlier))
-            elif earlier_values == "mark" and (holds := timeline.current_in_turn(turn_id)):
+            elif earlier_values == "mark" and (holds := _holds(timeline, turn_id, record)):
                 when += f"; {holds}"
             note = timeline.note_for_record(record.id)
             if note is not None:
@@ -192,6 +196,23 @@ def recall_candidates(
         out.append(dataclasses.replace(candidate, text=f"[{when}] {candidate.text}{suffix}"))
         offered.add(candidate.id)
     return out
+
+
+def _earlier(timeline: FactTimeline, turn_id: str, text: str, said: datetime) -> list[EarlierValue]:
+    """The earlier values a recalled statement stated: extracted from its turn, or named in its
+    text while they held (:meth:`FactTimeline.earlier_in_text`), each value once."""
+    found = {e.record.id: e for e in timeline.earlier_in_turn(turn_id)}
+    for e in timeline.earlier_in_text(text, said):
+        found.setdefault(e.record.id, e)
+    return list(found.values())
+
+
+def _holds(timeline: FactTimeline, turn_id: str, record: MemoryRecord) -> str | None:
+    """``"current <attribute>"`` for a statement of a value holding now (a keyed fact says
+    so in its own note instead)."""
+    if record.id in timeline:
+        return None
+    return timeline.current_in_turn(turn_id) or timeline.current_in_text(record.text)
 
 
 def _current_candidate(record: MemoryRecord, score: float) -> ContextCandidate:

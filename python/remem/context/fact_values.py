@@ -14,11 +14,20 @@ by key then validity time), the timeline answers, for a recalled memory:
   holds (the extracted record's ``provenance.parent_ids`` names the turn): the note
   ``"earlier: diet now pescatarian (since 2026-03-14, 9 days ago)"`` or ``"no longer true
   since …"`` for a value that ended without a successor, and the current records, so that a
-  caller dropping the old statement can show the current value instead.
+  caller dropping the old statement can show the current value instead;
+* :meth:`FactTimeline.earlier_in_text` and :meth:`FactTimeline.current_in_text` — the same for
+  any recalled text that *names* a value (a whole word, case and accents folded) while it held,
+  though nothing was extracted from it: "Long day at Acme again" said while the user worked at
+  Acme is an earlier statement once the employer is Globex. A text that also names the key's
+  current value (the news of the change itself: "left Acme, starting at Globex") is current,
+  not earlier; a text said after the value ended is left alone (it may be about something
+  else); a value shorter than :data:`MIN_VALUE_CHARS` is never matched by name.
 
 A value is current when it has neither ``superseded_by`` nor a ``valid_to`` at or before now;
 several values of one key can be current at once (two dogs: "pet" is not single-valued) — only
-supersession decides, never the order of values.
+supersession decides, never the order of values. An ending (metadata ``operation = "end"``:
+"Sam and I split up", "the user no longer is keto") is no value at all: it is never current,
+never an earlier value, and its own turn is not an earlier statement.
 
     timeline = FactTimeline.from_records(records, now=now)
     timeline.earlier_in_turn("turn-7")   # [] when everything turn-7 said still holds
@@ -26,15 +35,27 @@ supersession decides, never the order of values.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from remem.models import MemoryRecord, require_aware
 
-__all__ = ["EarlierValue", "FactTimeline", "format_age"]
+__all__ = ["MIN_VALUE_CHARS", "EarlierValue", "FactTimeline", "format_age"]
 
 _Key = tuple[str, str, str]  # namespace, subject, attribute
+
+MIN_VALUE_CHARS = 3
+"""Values shorter than this (``"no"``, ``"Al"``) are matched by provenance only, never by name:
+as words they occur everywhere."""
+
+
+def _fold(text: str) -> str:
+    """Case and accents folded, so "Kraków" names "krakow" and "ÓSCAR" names "Óscar"."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def format_age(at: datetime, now: datetime) -> str:
@@ -72,12 +93,13 @@ class _Value:
     held_from: datetime
     held_to: datetime | None
     current: bool
+    ending: bool = False
 
 
 class FactTimeline:
     """The values of keyed facts by key (see the module docstring)."""
 
-    __slots__ = ("_by_id", "_by_key", "_by_turn", "now")
+    __slots__ = ("_by_id", "_by_key", "_by_name", "_by_turn", "_names", "now")
 
     def __init__(self, values: Sequence[_Value], now: datetime) -> None:
         self.now = now
@@ -88,6 +110,23 @@ class FactTimeline:
             self._by_key.setdefault(v.key, []).append(v)
             for turn_id in v.record.provenance.parent_ids:
                 self._by_turn.setdefault(turn_id, []).append(v)
+        # Values of keys that changed, by folded name: only they can make a text earlier.
+        self._by_name: dict[str, list[_Value]] = {}
+        for members in self._by_key.values():
+            if all(m.current for m in members):
+                continue
+            for m in members:
+                if m.ending:
+                    continue
+                name = _fold(m.value).strip()
+                if len(name) >= MIN_VALUE_CHARS:
+                    self._by_name.setdefault(name, []).append(m)
+        names = sorted(self._by_name, key=len, reverse=True)
+        self._names = (
+            re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
+            if names
+            else None
+        )
 
     @classmethod
     def from_records(cls, records: Iterable[MemoryRecord], *, now: datetime) -> FactTimeline:
@@ -101,6 +140,7 @@ class FactTimeline:
                 continue
             value = r.metadata.get("value")
             ended = r.valid_to is not None and r.valid_to <= now
+            ending = r.metadata.get("operation") == "end"
             values.append(
                 _Value(
                     record=r,
@@ -108,7 +148,8 @@ class FactTimeline:
                     value=value if isinstance(value, str) and value else r.text,
                     held_from=r.valid_from or r.lifecycle.created_at,
                     held_to=r.valid_to,
-                    current=r.superseded_by is None and not ended,
+                    current=r.superseded_by is None and not ended and not ending,
+                    ending=ending,
                 )
             )
         return cls(values, now)
@@ -116,13 +157,21 @@ class FactTimeline:
     def __len__(self) -> int:
         return len(self._by_id)
 
+    def __contains__(self, record_id: object) -> bool:
+        """True when ``record_id`` is one of the timeline's keyed facts."""
+        return record_id in self._by_id
+
     def note_for_record(self, record_id: str) -> str | None:
         """For a current keyed fact with earlier values: ``"current; before: X <from> to <to>"``
         (the two most recent earlier values); None otherwise."""
         v = self._by_id.get(record_id)
         if v is None or not v.current:
             return None
-        earlier = [e for e in self._by_key[v.key] if not e.current and e.held_from <= v.held_from]
+        earlier = [
+            e
+            for e in self._by_key[v.key]
+            if not e.current and not e.ending and e.held_from <= v.held_from
+        ]
         if not earlier:
             return None
         parts = [f"{e.value} {e.held_from:%Y-%m-%d} to {_until(e, v)}" for e in earlier[-2:]]
@@ -143,11 +192,53 @@ class FactTimeline:
         key's current records (empty when the fact ended with no successor)."""
         out: list[EarlierValue] = []
         for v in self._by_turn.get(turn_id, ()):
-            if v.current:
+            if v.current or v.ending:
                 continue
             current = [c for c in self._by_key[v.key] if c.current]
             out.append(EarlierValue(v.record, self._earlier_note(v, current), _records(current)))
         return out
+
+    def _named(self, text: str) -> list[_Value]:
+        """The values of changed keys that ``text`` names (each once, in timeline order)."""
+        if self._names is None:
+            return []
+        found: dict[str, _Value] = {}
+        for name in dict.fromkeys(self._names.findall(_fold(text))):
+            for v in self._by_name[name]:
+                found.setdefault(v.record.id, v)
+        return list(found.values())
+
+    def earlier_in_text(self, text: str, said_at: datetime) -> list[EarlierValue]:
+        """The values ``text`` (said at ``said_at``) names that held then and no longer hold,
+        unless it also names its key's current value (module docstring); each with its note
+        and the key's current records."""
+        named = self._named(text)
+        if not named:
+            return []
+        current_keys = {v.key for v in named if v.current}
+        out: list[EarlierValue] = []
+        for v in named:
+            if v.current or v.key in current_keys:
+                continue
+            if said_at < v.held_from or said_at >= self._ended(v):
+                continue
+            current = [c for c in self._by_key[v.key] if c.current]
+            out.append(EarlierValue(v.record, self._earlier_note(v, current), _records(current)))
+        return out
+
+    def current_in_text(self, text: str) -> str | None:
+        """``"current <attribute>"`` for every current value ``text`` names of a key that has
+        had others (the news of a change names the new value); None when it names none."""
+        notes = [f"current {v.key[2].replace('_', ' ')}" for v in self._named(text) if v.current]
+        return ", ".join(dict.fromkeys(notes)) or None
+
+    def _ended(self, v: _Value) -> datetime:
+        """When ``v`` stopped holding: its ``valid_to``, else its successor's start."""
+        if v.held_to is not None:
+            return v.held_to
+        later = [e.held_from for e in self._by_key[v.key] if e.held_from > v.held_from]
+        # The next value or ending of the key (held_to is unset when only superseded_by is).
+        return min(later, default=self.now)
 
     def _earlier_note(self, v: _Value, current: Sequence[_Value]) -> str:
         attribute = v.key[2].replace("_", " ")

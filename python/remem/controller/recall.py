@@ -322,7 +322,7 @@ class RecallPipeline:
                 final *= value
             finals[key] = final
         keyed = [
-            Keyed(key, finals[key], candidates[key].created_at, rec.metadata)
+            Keyed(key, finals[key], candidates[key].created_at, rec.metadata, rec.valid_from)
             for key in fused
             if (rec := candidates[key].record) is not None
         ]

@@ -226,3 +226,39 @@ def test_stages_settable_in_toml() -> None:
     off = RecallStagesConfig().without("recency", "speaker")
     assert off.recency.weight == 0.0
     assert off.speaker.enabled is False
+
+
+def test_conflicts_order_by_validity_and_leave_multi_valued_facts_alone() -> None:
+    # "I lived in Faro in 2019", said today: valid long before the current city.
+    faro = Keyed(
+        "faro",
+        1.0,
+        NOW + timedelta(days=30),
+        {"subject": "user", "attribute": "city", "value": "Faro"},
+        valid_from=NOW - timedelta(days=2000),
+    )
+    out = resolve_conflicts([faro, _keyed("lisbon", 0.6, 0, "Lisbon")], ConflictConfig())
+    assert out["faro"] == pytest.approx(0.5)
+    assert out["lisbon"] == pytest.approx(1.0 / 0.6)
+    # Two dogs are both true: a multi-valued attribute never conflicts.
+    pets = [
+        Keyed("rex", 1.0, NOW, {"subject": "user", "attribute": "pet", "value": "Rex"}),
+        Keyed(
+            "max",
+            0.4,
+            NOW + timedelta(days=3),
+            {"subject": "user", "attribute": "pet", "value": "Max"},
+        ),
+    ]
+    assert resolve_conflicts(pets, ConflictConfig()) == {}
+
+
+def test_a_newer_ending_caps_the_value_it_ends() -> None:
+    partner = {"subject": "user", "attribute": "partner", "value": "Sam"}
+    items = [
+        Keyed("with-sam", 1.0, NOW, partner),
+        Keyed("split", 0.3, NOW + timedelta(days=9), {**partner, "operation": "end"}),
+    ]
+    out = resolve_conflicts(items, ConflictConfig(stale_factor=0.5))
+    assert out["with-sam"] == pytest.approx(0.5)
+    assert out["split"] * 0.3 == pytest.approx(1.0)

@@ -6,12 +6,16 @@ import json
 from pathlib import Path
 
 from remem.brains import ScriptedBrain
+from remem.controller.config import ControllerConfig
+from remem.controller.stages import RecallStagesConfig
 from remem.eval.persona.baseline import RawRecallBaseline
 from remem.eval.persona.harness import EvalSettings, run_eval
 from remem.eval.persona.judges import JudgeEnsemble
 from remem.eval.persona.protocol import Variant
 from remem.eval.persona.report import format_table, write_report
 from remem.eval.persona.summary import summarise
+from remem.runtime import Runtime
+from remem.runtime_config import RuntimeConfig
 
 PNG = b"\x89PNG\r\n\x1a\n"
 TINY = EvalSettings(personas=1, days=6, seed=2, delay_days=10, resamples=200)
@@ -85,3 +89,22 @@ async def test_judged_run_records_verdicts_and_disagreement(tmp_path: Path) -> N
     table = format_table(run, summarise(run))
     assert "judged pass %" in table
     assert "Judge disagreement rate" in table
+
+
+async def test_a_variant_runs_on_its_own_runtime_config(tmp_path: Path) -> None:
+    seen: list[RecallStagesConfig] = []
+
+    def build(rt: Runtime, brain: object) -> RawRecallBaseline:
+        seen.append(rt.controller.config.stages)
+        return RawRecallBaseline(rt, k=4, name="raw-no-recency")
+
+    stages = RecallStagesConfig().without("recency", "speaker")
+    config = RuntimeConfig(controller=ControllerConfig(stages=stages))
+    variant = Variant("raw-no-recency", build, runtime=config)
+    run = await run_eval(
+        TINY, [variant], out=tmp_path, brain_factory=lambda: ScriptedBrain(default="ok")
+    )
+    assert seen == [stages]
+    assert run.variants[0].rows
+    # The runtime still lives where the harness puts it, not at the config's path.
+    assert (tmp_path / "raw-no-recency" / run.plans[0].persona_id / "memory.duckdb").exists()

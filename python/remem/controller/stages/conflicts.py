@@ -7,6 +7,13 @@ prompt once "moved to Lisbon" was said. So among the ranked memories that are ke
 writes them) with the same key and *different* ``value``\\ s, the newest takes the group's best
 score and every older one is capped at ``stale_factor`` × that score. Memories without a key,
 or with one value only, are untouched.
+
+"Newest" is by validity time — ``valid_from`` when known, else creation — as supersession
+orders values (:mod:`remem.consolidation.contradictions`): "I lived in Faro in 2019", said today,
+is older than the current city. Only a *single-valued* attribute
+(:data:`remem.extraction.vocabulary.SINGLE_VALUED`) conflicts: two dogs, two hobbies, two
+siblings all stand. An ending of a value (``operation = "end"``: "Sam and I split up") is a
+different statement from the value itself, so a newer ending caps the older "partner Sam".
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from remem.errors import ConfigError
+from remem.extraction.vocabulary import SINGLE_VALUED
 
 __all__ = ["ConflictConfig", "Keyed", "resolve_conflicts"]
 
@@ -36,19 +44,34 @@ class ConflictConfig:
 
 @dataclass(frozen=True, slots=True)
 class Keyed:
-    """A ranked item's key, score, creation time and metadata (its keyed-fact fields)."""
+    """A ranked item's key, score, creation time, metadata (its keyed-fact fields) and
+    ``valid_from`` (when the value started to hold; None: since ``created_at``)."""
 
     key: str
     score: float
     created_at: datetime
     metadata: Mapping[str, object]
+    valid_from: datetime | None = None
+
+    @property
+    def held_from(self) -> datetime:
+        """When the stated value started to hold."""
+        return self.valid_from if self.valid_from is not None else self.created_at
 
 
 def _fact(meta: Mapping[str, object]) -> tuple[str, str] | None:
+    """(subject, attribute) of a keyed fact of a single-valued attribute, else None."""
     subject, attribute = meta.get("subject"), meta.get("attribute")
     if isinstance(subject, str) and isinstance(attribute, str) and "value" in meta:
-        return subject.strip().lower(), attribute.strip().lower()
+        attribute = attribute.strip().lower()
+        if attribute in SINGLE_VALUED:
+            return subject.strip().lower(), attribute
     return None
+
+
+def _statement(meta: Mapping[str, object]) -> tuple[str, bool]:
+    """What a keyed fact says: its value (case-folded) and whether it ends that value."""
+    return repr(meta.get("value")).casefold(), meta.get("operation") == "end"
 
 
 def resolve_conflicts(items: Sequence[Keyed], config: ConflictConfig) -> dict[str, float]:
@@ -62,9 +85,9 @@ def resolve_conflicts(items: Sequence[Keyed], config: ConflictConfig) -> dict[st
             groups.setdefault(fact, []).append(item)
     out: dict[str, float] = {}
     for members in groups.values():
-        if len({repr(m.metadata.get("value")).lower() for m in members}) < 2:
+        if len({_statement(m.metadata) for m in members}) < 2:
             continue
-        newest = max(members, key=lambda m: (m.created_at, m.key))
+        newest = max(members, key=lambda m: (m.held_from, m.created_at, m.key))
         best = max(m.score for m in members)
         if newest.score > 0 and best > newest.score:
             out[newest.key] = best / newest.score

@@ -228,7 +228,8 @@ async def _one_persona(
 ) -> None:
     clock = ManualClock(plan.start)
     brain = brain_factory()
-    async with Runtime.open(out / variant.name / plan.persona_id, clock=clock) as runtime:
+    path = out / variant.name / plan.persona_id
+    async with Runtime.open(path, clock=clock, config=variant.runtime) as runtime:
         companion = variant.build(runtime, brain)
         try:
             for turn in turns:

@@ -5,7 +5,9 @@ and ``aclose`` — the subset of :class:`remem.companion.Companion` an eval can 
 object with these methods (a Companion subclass, a baseline, a test double) can be evaluated.
 
 A :class:`Variant` is a name and a factory: given the persona's freshly opened
-:class:`~remem.Runtime` and a brain, it returns the companion to evaluate.
+:class:`~remem.Runtime` and a brain, it returns the companion to evaluate. ``runtime`` (None:
+the defaults) is the :class:`~remem.runtime_config.RuntimeConfig` the harness opens that runtime
+with — how an ablation switches a recall stage off for one variant.
 
     Variant("raw-recall", lambda runtime, brain: RawRecallBaseline(runtime))
 """
@@ -19,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from remem.brains import Brain
 from remem.runtime import Runtime
+from remem.runtime_config import RuntimeConfig
 
 __all__ = ["EvalCompanion", "PromptLike", "Variant"]
 
@@ -58,3 +61,4 @@ class Variant:
     name: str
     build: Callable[[Runtime, Brain], EvalCompanion]
     description: str = ""
+    runtime: RuntimeConfig | None = None
