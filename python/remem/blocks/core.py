@@ -106,6 +106,10 @@ class CoreMemory:
         Limits come from ``config``: a block stored under a higher limit loads as it is, over
         its new limit, and renders flagged until it is consolidated.
         """
+        if config is not None and not isinstance(config, CoreMemoryConfig):
+            raise InvalidArgumentError(
+                f"config must be a CoreMemoryConfig or None, got {type(config).__name__}"
+            )
         config = config or CoreMemoryConfig()
         check_namespace(namespace)
         blocks: list[CoreMemoryBlock] = []

@@ -45,6 +45,7 @@ from remem.context import (
     Section,
 )
 from remem.controller import MemoryController
+from remem.errors import InvalidArgumentError
 from remem.models import MemoryRecord, MemoryStage, ScoredMemory, TranscriptEntry
 
 __all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
@@ -98,8 +99,16 @@ class CompanionPrompt:
     recalled: tuple[ScoredMemory, ...] = ()
 
     def section_text(self, section: str) -> str:
-        """The ``## <title>`` part of the context for ``section`` ("" when absent)."""
-        title = f"## {SECTION_TITLES[Section(section)]}\n"
+        """The ``## <title>`` part of the context for ``section`` ("" when absent);
+        InvalidArgumentError for a name that is not a :class:`~remem.context.Section`."""
+        try:
+            known = Section(section)
+        except ValueError:
+            allowed = ", ".join(s.value for s in Section)
+            raise InvalidArgumentError(
+                f"section {section!r:.80} is not a context section; use one of {allowed}"
+            ) from None
+        title = f"## {SECTION_TITLES[known]}\n"
         final = self.messages[-1].content
         start = final.find(title)
         if start < 0:

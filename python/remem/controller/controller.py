@@ -47,7 +47,7 @@ from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.telemetry import Telemetry
-from remem.controller.turns import TurnLog, check_session_id, check_turn, check_turns
+from remem.controller.turns import TurnLog, check_turn, check_turn_options, check_turns
 from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
@@ -67,7 +67,7 @@ from remem.staging import CollectionManager
 from remem.stores.episodic import EpisodicStore
 from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
-from remem.stores.transcript import TranscriptStore
+from remem.stores.transcript import TranscriptStore, check_session_id
 from remem.stores.vector import VectorStore, Where
 from remem.writebehind import WriteBehind
 
@@ -225,6 +225,7 @@ class MemoryController:
         started = time.perf_counter()
         check_session_id(session_id)
         check_turn(user_message, assistant_message)
+        created_at = check_turn_options(turn_number, entry_id, created_at)
         meta: dict[str, object] = dict(check_metadata(metadata))
         entry = await self._turn_log.record(
             session_id,
@@ -261,9 +262,10 @@ class MemoryController:
         check_session_id(session_id)
         pairs = check_turns(turns)
         meta: dict[str, object] = dict(check_metadata(metadata))
+        checked_at = check_turn_options(None, None, created_at)
         if not pairs:
             return []
-        at = created_at if created_at is not None else self.clock.now()
+        at = checked_at if checked_at is not None else self.clock.now()
         entries = await self._turn_log.record_many(session_id, pairs, created_at=at, metadata=meta)
         if self._extraction is not None:
             for entry in entries:

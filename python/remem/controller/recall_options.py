@@ -14,7 +14,8 @@ from remem.controller.recall import RecallOptions
 from remem.embeddings import EmbeddingService
 from remem.errors import InvalidArgumentError
 from remem.models import MemoryStage, ScoredMemory
-from remem.stores.filters import parse_where
+from remem.stores.filters import field_names, parse_where
+from remem.stores.transcript import check_session_id
 from remem.stores.vector import Where
 
 DEFAULT_STAGES: tuple[MemoryStage, ...] = (
@@ -22,6 +23,10 @@ DEFAULT_STAGES: tuple[MemoryStage, ...] = (
     MemoryStage.LONG_TERM,
     MemoryStage.EPISODIC,
 )
+
+FILTER_FIELDS = ("kind", "namespace", "session_id", "stage")
+"""The fields a recall filter may test (:func:`remem.staging.record_metadata`); any other field
+matches nothing, so naming one is refused instead of silently recalling nothing."""
 
 
 def recall_options(
@@ -36,8 +41,8 @@ def recall_options(
     """Validated :class:`RecallOptions`; InvalidArgumentError names the bad argument."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
         raise InvalidArgumentError(f"k must be an integer in 1..{max_k}, got {k!r}")
-    if session_id is not None and (not isinstance(session_id, str) or not session_id):
-        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+    if session_id is not None:
+        check_session_id(session_id)
     if isinstance(stages, str):
         raise InvalidArgumentError("stages takes a list of stages, e.g. ['long_term']")
     chosen: list[MemoryStage] = []
@@ -60,13 +65,24 @@ def recall_options(
         raise InvalidArgumentError(
             f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {sources!r}"
         )
+    where_node = parse_where(filters)
+    unknown = sorted(field_names(where_node) - set(FILTER_FIELDS))
+    if unknown:
+        raise InvalidArgumentError(
+            f"filters test unknown fields {unknown[:5]}; recall filters on "
+            f"{', '.join(FILTER_FIELDS)} only"
+        )
+    if not isinstance(include_decayed, bool):
+        raise InvalidArgumentError(
+            f"include_decayed must be a bool, got {type(include_decayed).__name__}"
+        )
     return RecallOptions(
         k=k,
         memory_stages=unique,
         episodic=MemoryStage.EPISODIC in unique,
         session_id=session_id,
         where=filters,
-        where_node=parse_where(filters),
+        where_node=where_node,
         sources=frozenset(sources),
     )
 

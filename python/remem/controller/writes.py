@@ -57,6 +57,7 @@ from remem.models import (
 from remem.staging import STAGED, CollectionManager
 from remem.stores.episodic import EpisodicStore, NoteInput
 from remem.stores.records import RecordStore
+from remem.stores.vector_input import check_id, check_norms
 from remem.writebehind import WriteBehind
 
 MAX_TEXT_CHARS = 1_000_000
@@ -275,7 +276,12 @@ class MemoryWriter:
             return
         ids = list(dict.fromkeys(i for old, new, _ in batch for i in (old, new)))
         found = {r.id: r for r in await self.records.get(ids)}
-        for _, new_id, _ in batch:
+        for old_id, new_id, _ in batch:
+            if found[old_id].lifecycle.stage is MemoryStage.DELETED:
+                raise InvalidArgumentError(
+                    f"{old_id!r} is deleted (forgotten); only a live or superseded memory can "
+                    "be superseded"
+                )
             new = found[new_id]
             if new.superseded_by is not None or new.lifecycle.stage is MemoryStage.DELETED:
                 raise InvalidArgumentError(
@@ -400,6 +406,7 @@ def _check_vector(vector: object, dimension: int) -> NDArray[np.float32]:
         raise ShapeError(f"vector has shape {v.shape}; the embedder's is ({dimension},)")
     if not np.isfinite(v).all():
         raise NonFiniteError("vector contains NaN or infinity; pass finite numbers")
+    check_norms(v[None, :], field="vector")
     return np.ascontiguousarray(v)
 
 
@@ -412,16 +419,21 @@ def _check_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.fl
         raise ShapeError(f"vectors has shape {v.shape}; expected ({count}, {dimension})")
     if not np.isfinite(v).all():
         raise NonFiniteError("vectors contain NaN or infinity; pass finite numbers")
+    check_norms(v, field="vectors")
     return np.ascontiguousarray(v)
 
 
 def _ids(ids: Sequence[str], action: str) -> list[str]:
-    if isinstance(ids, str):
-        raise InvalidArgumentError(f"{action} takes a list of ids, got the string {ids!r}")
-    out = list(dict.fromkeys(ids))
-    bad = [i for i in out if not isinstance(i, str) or not i]
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise InvalidArgumentError(
+            f"{action} takes a list of ids, got {type(ids).__name__} {ids!r:.80}"
+        )
+    bad = [i for i in ids if not isinstance(i, str) or not i]
     if bad:
         raise InvalidArgumentError(f"{action}: ids must be non-empty strings, got {bad[:5]!r}")
+    out = list(dict.fromkeys(ids))
+    for value in out:
+        check_id(value, field=f"{action} id")
     return out
 
 

@@ -39,3 +39,18 @@ def int_array(a: ArrayLike, dtype: type[np.integer[Any]], name: str) -> NDArray[
             f"({info.min} .. {info.max})"
         )
     return np.ascontiguousarray(a, dtype=dtype)
+
+
+def int64(value: object, name: str) -> int:
+    """``value`` (a scalar such as ``k`` or a budget) as a Python int that fits int64;
+    InvalidArgumentError for a bool, a float, a str or an integer outside int64 (the kernel
+    itself judges the sign)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InvalidArgumentError(
+            f"{name} must be an int, got {type(value).__name__} {value!r:.40}"
+        )
+    out = int(value)
+    info = np.iinfo(np.int64)
+    if not info.min <= out <= info.max:
+        raise InvalidArgumentError(f"{name} is {out}; it must fit int64 (|{name}| < 2**63)")
+    return out

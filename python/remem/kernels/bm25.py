@@ -32,7 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
-from remem.kernels._ints import int_array
+from remem.errors import InvalidArgumentError
+from remem.kernels._ints import int64, int_array
 
 __all__ = ["FTS5_B", "FTS5_K1", "Hits", "bm25_top_k", "bm25_top_k_many", "fts5_idf"]
 
@@ -46,9 +47,28 @@ Hits = tuple[NDArray[np.int64], NDArray[np.float64]]
 
 def fts5_idf(n_docs: int, df: int) -> float:
     """FTS5's idf of a term held by ``df`` of ``n_docs`` rows: ``ln((N − df + 0.5)/(df + 0.5))``,
-    or ``1e-6`` when that is ≤ 0 (a term in more than half the rows)."""
+    or ``1e-6`` when that is ≤ 0 (a term in more than half the rows).
+
+    InvalidArgumentError unless ``0 ≤ df ≤ n_docs`` are ints."""
+    n_docs, df = int64(n_docs, "n_docs"), int64(df, "df")
+    if not 0 <= df <= n_docs:
+        raise InvalidArgumentError(
+            f"df must lie in 0..n_docs, got df={df}, n_docs={n_docs}; a term cannot occur in "
+            "more rows than there are"
+        )
     idf = math.log((n_docs - df + 0.5) / (df + 0.5))
     return idf if idf > 0.0 else 1e-6
+
+
+def _float(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise InvalidArgumentError(
+            f"{name} must be a number, got {type(value).__name__} {value!r:.40}"
+        )
+    try:
+        return float(value)
+    except OverflowError as exc:
+        raise InvalidArgumentError(f"{name} is too large for a float") from exc
 
 
 def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
@@ -92,10 +112,10 @@ def bm25_top_k_many(
         qoff,
         _joined(terms, np.int64),
         _joined(idfs, np.float64),
-        float(avgdl),
-        k,
-        k1=float(k1),
-        b=float(b),
+        _float(avgdl, "avgdl"),
+        int64(k, "k"),
+        k1=_float(k1, "k1"),
+        b=_float(b, "b"),
         mask=_mask(mask),
     )
     return [(hit_docs[lo:hi], hit_scores[lo:hi]) for lo, hi in pairwise(hit_off.tolist())]

@@ -10,7 +10,6 @@ so in :class:`Selection`; ``"greedy"`` is value density, then value, then index.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
 from remem.errors import DTypeError, InvalidArgumentError, NonFiniteError
+from remem.kernels._ints import int64
 
 __all__ = [
     "DEFAULT_CELL_LIMIT",
@@ -78,10 +78,10 @@ def _run(
     idx, method, guarantee = _native.select_within_budget(
         c,
         v,
-        operator.index(budget),
+        int64(budget, "budget"),
         strategy=strategy,
         must_keep=mk,
-        cell_limit=operator.index(cell_limit),
+        cell_limit=int64(cell_limit, "cell_limit"),
     )
     return idx, c, v, method, guarantee
 

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
+from remem.kernels._ints import int64
 
 __all__ = [
     "DEFAULT_CANDIDATES_FACTOR",
@@ -93,7 +94,9 @@ def top_k(
         NonFiniteError: a NaN or infinity in the queries.
         InvalidArgumentError: unknown metric or negative k.
     """
-    return _native.top_k(_f32(queries), _f32(matrix), k, metric=metric, mask=_mask(mask))
+    return _native.top_k(
+        _f32(queries), _f32(matrix), int64(k, "k"), metric=metric, mask=_mask(mask)
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,10 +155,10 @@ def top_k_quantized(
         quantized.scales,
         quantized.norms,
         _f32(matrix),
-        k,
+        int64(k, "k"),
         metric=metric,
         mask=_mask(mask),
-        candidates=candidates,
+        candidates=None if candidates is None else int64(candidates, "candidates"),
     )
 
 

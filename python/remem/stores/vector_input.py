@@ -86,7 +86,27 @@ def as_matrix(
     if not np.isfinite(arr).all():
         bad = int(np.argwhere(~np.isfinite(arr))[0][0])
         raise NonFiniteError(f"{field}[{bad}] contains NaN or infinity; pass finite floats")
+    check_norms(arr, field=field)
     return np.ascontiguousarray(arr.reshape(arr.shape[0], dimension))
+
+
+MAX_NORM = float(np.sqrt(np.finfo(np.float32).max))
+"""The longest vector accepted (~1.8e19): beyond it the float32 sum of squares a cosine index
+computes overflows to infinity, and the vector could never be recalled."""
+
+
+def check_norms(matrix: NDArray[np.float32], *, field: str = "vectors") -> None:
+    """NonFiniteError when a row of the finite 2-d ``matrix`` is longer than :data:`MAX_NORM`."""
+    if matrix.size == 0:
+        return
+    norms = np.sqrt(np.square(matrix, dtype=np.float64).sum(axis=-1)).reshape(-1)
+    too_long = np.flatnonzero(norms >= MAX_NORM)
+    if too_long.size:
+        row = int(too_long[0])
+        raise NonFiniteError(
+            f"{field}[{row}] has length {norms[row]:.3g}, whose float32 norm overflows; "
+            f"scale it below {MAX_NORM:.3g} (embedders return unit-length vectors)"
+        )
 
 
 def prepare_batch(
