@@ -44,6 +44,8 @@ covers both layers. Messages say what was wrong and what to do next.
 
 from __future__ import annotations
 
+import reprlib
+
 __all__ = [
     "AmbiguousEditError",
     "BackendError",
@@ -272,3 +274,17 @@ class PendingWritesError(StoreError):
 
 class BackendError(StoreError):
     """The underlying database or index library failed; the original error is chained."""
+
+
+_REPR = reprlib.Repr()  # keyword arguments need Python 3.12
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 60, 60
+_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = _REPR.maxset = 4
+
+
+def shown(value: object) -> str:
+    """A short, bounded ``repr`` of a bad value for an error message: safe on huge strings and
+    on deeply nested or self-referencing containers (a plain ``repr`` would recurse)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        return f"<{type(value).__name__}>"

@@ -51,6 +51,8 @@ class Shared:
 
     runtime: remem.Runtime
     runner: asyncio.Runner
+    ids: dict[str, str]
+    """Seeded memory ids: ``live`` and ``superseded`` (by ``live``)."""
 
     def run(self, coro: Any) -> Any:
         return self.runner.run(coro)
@@ -72,34 +74,43 @@ def shared_memory(
     path = tmp_path_factory.mktemp("hostile") / "memory"
     runner = asyncio.Runner()
     runtime = remem.Runtime.open(path, **_options(request.param, dsn))
-    shared = Shared(runtime, runner)
     try:
-        shared.run(runtime.start())
-        shared.run(_seed(runtime))
-        yield shared
+        runner.run(runtime.start())
+        yield Shared(runtime, runner, runner.run(_seed(runtime)))
     finally:
-        shared.run(runtime.aclose())
+        runner.run(runtime.aclose())
         runner.close()
         if admin is not None:
             with psycopg.connect(admin, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-async def _seed(rt: remem.Runtime) -> None:
+async def _seed(rt: remem.Runtime) -> dict[str, str]:
     first = await rt.controller.remember("Ana lives in Lisbon", namespace="default")
     second = await rt.controller.remember("Ana moved to Porto", namespace="default")
     await rt.controller.supersede(first.id, second.id)
     await rt.controller.record_turn("s1", "I like hiking", "Noted")
     blocks = await rt.blocks("default")
     await blocks.apply(blocks.labels[0], [BlockEdit.add("Ana likes hiking")])
+    return {"live": second.id, "superseded": first.id}
 
 
 async def snapshot(rt: remem.Runtime) -> dict[str, Any]:
     """Everything stored, in comparable form."""
     c = rt.controller
     records = sorted(
-        (r.model_dump_json() for r in await c.record_store.scan(include_superseded=True)),
-    )
+        (
+            r.id,
+            r.text,
+            r.kind.value,
+            r.namespace,
+            r.lifecycle.stage.value,
+            r.superseded_by,
+            str(r.valid_to),
+            str(sorted(r.metadata.items())),
+        )
+        for r in await c.record_store.scan(include_superseded=True)
+    )  # not access counts or scores: a successful recall may flush those at any time
     sessions: dict[str, list[str]] = {}
     assert c.transcript_store is not None
     for session in await c.transcript_store.list_sessions():

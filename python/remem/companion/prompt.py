@@ -45,7 +45,7 @@ from remem.context import (
     Section,
 )
 from remem.controller import MemoryController
-from remem.errors import InvalidArgumentError
+from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryRecord, MemoryStage, ScoredMemory, TranscriptEntry
 
 __all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
@@ -102,11 +102,13 @@ class CompanionPrompt:
         """The ``## <title>`` part of the context for ``section`` ("" when absent);
         InvalidArgumentError for a name that is not a :class:`~remem.context.Section`."""
         try:
+            if not isinstance(section, str):  # Enum's own message would repr any object
+                raise ValueError(section)
             known = Section(section)
         except ValueError:
             allowed = ", ".join(s.value for s in Section)
             raise InvalidArgumentError(
-                f"section {section!r:.80} is not a context section; use one of {allowed}"
+                f"section {shown(section)} is not a context section; use one of {allowed}"
             ) from None
         title = f"## {SECTION_TITLES[known]}\n"
         final = self.messages[-1].content

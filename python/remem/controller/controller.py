@@ -48,7 +48,12 @@ from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.telemetry import Telemetry
 from remem.controller.turns import TurnLog, check_turn, check_turn_options, check_turns
-from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
+from remem.controller.writes import (
+    MemorySpec,
+    MemoryWriter,
+    check_query_vector,
+    check_query_vectors,
+)
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
 from remem.models import (
@@ -484,7 +489,7 @@ class MemoryController:
         ``sources`` names the retrievers to run (default all of ``vector``, ``fulltext``,
         ``graph``); ``sources=["fulltext"]`` is a full-text-only recall (no query embedding).
         """
-        vectors = None if vector is None else np.asarray([vector], dtype=np.float32)
+        vectors = None if vector is None else check_query_vector(vector)
         results = await self.recall_many(
             [query],
             vectors=vectors,

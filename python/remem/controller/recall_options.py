@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from remem.controller.config import RETRIEVERS
 from remem.controller.recall import RecallOptions
 from remem.embeddings import EmbeddingService
-from remem.errors import InvalidArgumentError
+from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryStage, ScoredMemory
 from remem.stores.filters import field_names, parse_where
 from remem.stores.transcript import check_session_id
@@ -43,15 +43,23 @@ def recall_options(
         raise InvalidArgumentError(f"k must be an integer in 1..{max_k}, got {k!r}")
     if session_id is not None:
         check_session_id(session_id)
-    if isinstance(stages, str):
-        raise InvalidArgumentError("stages takes a list of stages, e.g. ['long_term']")
+    if stages is not None and (isinstance(stages, str | bytes) or not isinstance(stages, Sequence)):
+        raise InvalidArgumentError(
+            f"stages takes a list of stages, e.g. ['long_term'], got {shown(stages)}"
+        )
+    if not isinstance(include_decayed, bool):
+        raise InvalidArgumentError(
+            f"include_decayed must be a bool, got {type(include_decayed).__name__}"
+        )
     chosen: list[MemoryStage] = []
     for s in DEFAULT_STAGES if stages is None else stages:
         try:
+            if not isinstance(s, str):  # Enum's own message would repr any object
+                raise ValueError(s)
             stage = MemoryStage(s)
         except ValueError:
             raise InvalidArgumentError(
-                f"stage {s!r} is unknown; use {', '.join(m.value for m in MemoryStage)}"
+                f"stage {shown(s)} is unknown; use {', '.join(m.value for m in MemoryStage)}"
             ) from None
         if stage is MemoryStage.DELETED:
             raise InvalidArgumentError("deleted memories are never recalled; drop 'deleted'")
@@ -61,9 +69,14 @@ def recall_options(
     unique = tuple(dict.fromkeys(chosen))
     if sources is None:
         sources = RETRIEVERS
-    if isinstance(sources, str) or not set(sources) <= set(RETRIEVERS) or not sources:
+    if (
+        isinstance(sources, str | bytes)
+        or not isinstance(sources, Sequence)
+        or not sources
+        or not all(isinstance(s, str) and s in RETRIEVERS for s in sources)
+    ):
         raise InvalidArgumentError(
-            f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {sources!r}"
+            f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {shown(sources)}"
         )
     where_node = parse_where(filters)
     unknown = sorted(field_names(where_node) - set(FILTER_FIELDS))
@@ -71,10 +84,6 @@ def recall_options(
         raise InvalidArgumentError(
             f"filters test unknown fields {unknown[:5]}; recall filters on "
             f"{', '.join(FILTER_FIELDS)} only"
-        )
-    if not isinstance(include_decayed, bool):
-        raise InvalidArgumentError(
-            f"include_decayed must be a bool, got {type(include_decayed).__name__}"
         )
     return RecallOptions(
         k=k,

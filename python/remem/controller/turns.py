@@ -10,7 +10,7 @@ from datetime import datetime
 from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.recall import USER_CHARS_KEY
 from remem.controller.writes import MAX_TEXT_CHARS
-from remem.errors import InputError, InvalidArgumentError, NotFoundError
+from remem.errors import InputError, InvalidArgumentError, NotFoundError, shown
 from remem.models import TranscriptEntry, TranscriptSession, check_text, require_aware
 from remem.stores.episodic import EpisodicStore
 from remem.stores.transcript import MAX_INT64, TranscriptStore
@@ -182,7 +182,7 @@ def check_turn_options(
     ):
         raise InvalidArgumentError(
             f"turn_number must be None (the next number) or an int in 1..{MAX_INT64}, "
-            f"got {turn_number!r:.80}"
+            f"got {shown(turn_number)}"
         )
     if entry_id is not None:
         check_id(entry_id, field="entry_id")

@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from remem.controller.failures import BackgroundFailure, FailureLog
 from remem.controller.write_batcher import WriteBatcher
 from remem.embeddings import EmbeddingService
-from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError
+from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError, shown
 from remem.graph import EntityResolver
 from remem.models import (
     MemoryKind,
@@ -265,10 +265,7 @@ class MemoryWriter:
                 raise InvalidArgumentError(f"{item!r} is not an (old_id, new_id, at) triple")
             old_id, new_id, at = item
             for name, value in (("old_id", old_id), ("new_id", new_id)):
-                if not isinstance(value, str) or not value:
-                    raise InvalidArgumentError(
-                        f"{name} must be a non-empty memory id, got {value!r}"
-                    )
+                check_id(value, field=name)
             if old_id == new_id:
                 raise InvalidArgumentError(f"a memory cannot supersede itself ({old_id!r})")
             batch.append((old_id, new_id, now if at is None else at))
@@ -335,10 +332,12 @@ def _build_record(
     _check_memory_text(text)
     assert isinstance(text, str)
     try:
+        if not isinstance(kind, str):  # Enum's own message would repr any object
+            raise ValueError(kind)
         memory_kind = MemoryKind(kind)
     except ValueError:
         raise InvalidArgumentError(
-            f"kind {kind!r} is unknown; use one of {', '.join(k.value for k in MemoryKind)}"
+            f"kind {shown(kind)} is unknown; use one of {', '.join(k.value for k in MemoryKind)}"
         ) from None
     if provenance is None:
         provenance = ProvenanceMetadata(source_type="user", created_at=now)
@@ -387,12 +386,12 @@ def _check_memory_text(text: object) -> None:
 def _entity_names(entities: Sequence[str] | None) -> list[str]:
     if entities is None:
         return []
-    if isinstance(entities, str):
-        raise InvalidArgumentError(f"entities takes a list of names, got the string {entities!r}")
+    if isinstance(entities, str | bytes) or not isinstance(entities, Sequence):
+        raise InvalidArgumentError(f"entities takes a list of names, got {shown(entities)}")
     names = list(entities)
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise InvalidArgumentError(f"entity names must be non-empty strings, got {name!r}")
+            raise InvalidArgumentError(f"entity names must be non-empty strings, got {shown(name)}")
         check_text(name, field="entity name")
     return names
 
@@ -400,7 +399,7 @@ def _entity_names(entities: Sequence[str] | None) -> list[str]:
 def _check_vector(vector: object, dimension: int) -> NDArray[np.float32]:
     try:
         v = np.asarray(vector, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise InvalidArgumentError(f"vector must be a sequence of numbers: {exc}") from exc
     if v.shape != (dimension,):
         raise ShapeError(f"vector has shape {v.shape}; the embedder's is ({dimension},)")
@@ -413,7 +412,7 @@ def _check_vector(vector: object, dimension: int) -> NDArray[np.float32]:
 def _check_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.float32]:
     try:
         v = np.asarray(vectors, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise InvalidArgumentError(f"vectors must be a 2-d array of numbers: {exc}") from exc
     if v.shape != (count, dimension):
         raise ShapeError(f"vectors has shape {v.shape}; expected ({count}, {dimension})")
@@ -426,7 +425,7 @@ def _check_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.fl
 def _ids(ids: Sequence[str], action: str) -> list[str]:
     if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
         raise InvalidArgumentError(
-            f"{action} takes a list of ids, got {type(ids).__name__} {ids!r:.80}"
+            f"{action} takes a list of ids, got {type(ids).__name__} {shown(ids)}"
         )
     bad = [i for i in ids if not isinstance(i, str) or not i]
     if bad:
@@ -435,6 +434,14 @@ def _ids(ids: Sequence[str], action: str) -> list[str]:
     for value in out:
         check_id(value, field=f"{action} id")
     return out
+
+
+def check_query_vector(vector: object) -> NDArray[np.float32]:
+    """One query vector as a (1, d) float32 batch (shape and values checked with the batch)."""
+    try:
+        return np.asarray([vector], dtype=np.float32)
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise InvalidArgumentError(f"vector must be a sequence of numbers: {exc}") from exc
 
 
 def check_query_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.float32]:

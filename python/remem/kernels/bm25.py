@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
 from remem.errors import InvalidArgumentError
-from remem.kernels._ints import int64, int_array
+from remem.kernels._ints import bool_array, float_array, int64, int_array, real
 
 __all__ = ["FTS5_B", "FTS5_K1", "Hits", "bm25_top_k", "bm25_top_k_many", "fts5_idf"]
 
@@ -60,17 +60,6 @@ def fts5_idf(n_docs: int, df: int) -> float:
     return idf if idf > 0.0 else 1e-6
 
 
-def _float(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        raise InvalidArgumentError(
-            f"{name} must be a number, got {type(value).__name__} {value!r:.40}"
-        )
-    try:
-        return float(value)
-    except OverflowError as exc:
-        raise InvalidArgumentError(f"{name} is too large for a float") from exc
-
-
 def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
     if len(parts) == 1:  # the common single query: no copy
         return parts[0]
@@ -78,7 +67,7 @@ def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
 
 
 def _mask(mask: ArrayLike | None) -> NDArray[np.bool_] | None:
-    return None if mask is None else np.ascontiguousarray(mask, dtype=np.bool_)
+    return None if mask is None else bool_array(mask, "mask")
 
 
 def bm25_top_k_many(
@@ -100,7 +89,7 @@ def bm25_top_k_many(
     into one buffer.
     """
     terms = [int_array(t, np.int64, "term_ids").reshape(-1) for t, _ in queries]
-    idfs = [np.ascontiguousarray(w, dtype=np.float64).reshape(-1) for _, w in queries]
+    idfs = [float_array(w, np.float64, "idf").reshape(-1) for _, w in queries]
     qoff = np.fromiter(
         accumulate((len(t) for t in terms), initial=0), dtype=np.int64, count=len(terms) + 1
     )
@@ -112,10 +101,10 @@ def bm25_top_k_many(
         qoff,
         _joined(terms, np.int64),
         _joined(idfs, np.float64),
-        _float(avgdl, "avgdl"),
+        real(avgdl, "avgdl"),
         int64(k, "k"),
-        k1=_float(k1, "k1"),
-        b=_float(b, "b"),
+        k1=real(k1, "k1"),
+        b=real(b, "b"),
         mask=_mask(mask),
     )
     return [(hit_docs[lo:hi], hit_scores[lo:hi]) for lo, hi in pairwise(hit_off.tolist())]

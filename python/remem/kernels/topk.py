@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
-from remem.kernels._ints import int64
+from remem.kernels._ints import bool_array, float_array, int64, option
 
 __all__ = [
     "DEFAULT_CANDIDATES_FACTOR",
@@ -60,12 +60,12 @@ def default_candidates(k: int) -> int:
     return max(DEFAULT_CANDIDATES_FACTOR * k, DEFAULT_MIN_CANDIDATES)
 
 
-def _f32(a: ArrayLike) -> NDArray[np.float32]:
-    return np.ascontiguousarray(a, dtype=np.float32)
+def _f32(a: ArrayLike, name: str = "vectors") -> NDArray[np.float32]:
+    return float_array(a, np.float32, name)
 
 
 def _mask(mask: ArrayLike | None) -> NDArray[np.bool_] | None:
-    return None if mask is None else np.ascontiguousarray(mask, dtype=np.bool_)
+    return None if mask is None else bool_array(mask, "mask")
 
 
 def top_k(
@@ -95,7 +95,11 @@ def top_k(
         InvalidArgumentError: unknown metric or negative k.
     """
     return _native.top_k(
-        _f32(queries), _f32(matrix), int64(k, "k"), metric=metric, mask=_mask(mask)
+        _f32(queries),
+        _f32(matrix),
+        int64(k, "k"),
+        metric=option(metric, "metric"),
+        mask=_mask(mask),
     )
 
 
@@ -156,7 +160,7 @@ def top_k_quantized(
         quantized.norms,
         _f32(matrix),
         int64(k, "k"),
-        metric=metric,
+        metric=option(metric, "metric"),
         mask=_mask(mask),
         candidates=None if candidates is None else int64(candidates, "candidates"),
     )

@@ -11,7 +11,7 @@ from typing import Annotated, Protocol, runtime_checkable
 
 import pydantic
 
-from remem.errors import InputError, InvalidArgumentError, NaiveDatetimeError
+from remem.errors import InputError, InvalidArgumentError, NaiveDatetimeError, shown
 
 
 def require_aware(value: datetime, *, field: str = "datetime") -> datetime:
@@ -19,7 +19,7 @@ def require_aware(value: datetime, *, field: str = "datetime") -> datetime:
     InvalidArgumentError if it is not a datetime."""
     if not isinstance(value, datetime):
         raise InvalidArgumentError(
-            f"{field} must be an aware datetime, got {type(value).__name__} {value!r:.80}; "
+            f"{field} must be an aware datetime, got {type(value).__name__} {shown(value)}; "
             "pass e.g. datetime.now(timezone.utc)"
         )
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:

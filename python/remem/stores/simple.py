@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from remem.errors import InvalidArgumentError, NotFoundError, ShapeError
+from remem.errors import InvalidArgumentError, NotFoundError, ShapeError, shown
 from remem.models import Metric, VectorItem, check_metadata, check_text
 from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.memory_vector import MemoryVectorStore
@@ -100,7 +100,7 @@ class SimpleVectorStore(StoreLifecycle):
                 continue
             if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
                 raise InvalidArgumentError(
-                    f"{name} must be a list, got {type(value).__name__} {value!r:.60}"
+                    f"{name} must be a list, got {type(value).__name__} {shown(value)}"
                 )
         n = len(texts)
         if metadatas is not None and len(metadatas) != n:
@@ -149,7 +149,7 @@ class SimpleVectorStore(StoreLifecycle):
             )
         _check_text_arg(text, "text")
         if isinstance(n_results, bool) or not isinstance(n_results, int) or n_results < 1:
-            raise InvalidArgumentError(f"n_results must be a positive int, got {n_results!r:.40}")
+            raise InvalidArgumentError(f"n_results must be a positive int, got {shown(n_results)}")
         vector = await self.embedding_function.embed_query(text)
         if await self._dimension() is None:
             return []

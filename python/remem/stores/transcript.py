@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
-from remem.errors import InvalidArgumentError
+from remem.errors import InvalidArgumentError, shown
 from remem.models import TranscriptEntry, TranscriptSession, check_text
 
 MAX_INT64 = 2**63 - 1
@@ -100,7 +100,7 @@ def check_session_id(session_id: object) -> str:
     :data:`MAX_SESSION_ID_CHARS`, no NUL or lone surrogate), else InvalidArgumentError — the one
     session id rule every store and the controller apply."""
     if not isinstance(session_id, str) or not session_id:
-        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r:.80}")
+        raise InvalidArgumentError(f"session_id must be a non-empty str, got {shown(session_id)}")
     if len(session_id) > MAX_SESSION_ID_CHARS:
         raise InvalidArgumentError(
             f"session_id has {len(session_id)} characters; use at most {MAX_SESSION_ID_CHARS}"
