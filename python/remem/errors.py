@@ -39,7 +39,10 @@ The tree::
         └── BackendError                          the database or index library itself failed
 
 Native kernels raise these same classes (see ``rust/src/py/errors.rs``), so one ``except`` clause
-covers both layers. Messages say what was wrong and what to do next.
+covers both layers. Messages say what was wrong and what to do next; :func:`shown` renders the bad
+value in them (bounded, so a 10 MB string or a deeply nested list cannot flood or break a message).
+``tests/hostile`` holds the contract: every public entry point, driven with wrong types, lone
+surrogates, NaN/inf/huge numbers and deep nesting, lets only these escape.
 """
 
 from __future__ import annotations

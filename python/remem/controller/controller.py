@@ -485,7 +485,8 @@ class MemoryController:
 
         ``stages`` defaults to short_term, long_term and episodic; ``include_decayed`` adds
         decayed; deleted and superseded memories are never returned. ``filters`` is a where
-        filter on kind/namespace/stage/session_id. ``vector`` is a precomputed query embedding.
+        filter on kind/namespace/stage/session_id (a filter on any other field is refused:
+        InvalidArgumentError). ``vector`` is a precomputed query embedding.
         ``sources`` names the retrievers to run (default all of ``vector``, ``fulltext``,
         ``graph``); ``sources=["fulltext"]`` is a full-text-only recall (no query embedding).
         """

@@ -4,7 +4,7 @@ recall reinforces."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,7 +71,7 @@ def recall_options(
         sources = RETRIEVERS
     if (
         isinstance(sources, str | bytes)
-        or not isinstance(sources, Sequence)
+        or not isinstance(sources, Sequence | Set)
         or not sources
         or not all(isinstance(s, str) and s in RETRIEVERS for s in sources)
     ):
