@@ -39,10 +39,15 @@ The tree::
         └── BackendError                          the database or index library itself failed
 
 Native kernels raise these same classes (see ``rust/src/py/errors.rs``), so one ``except`` clause
-covers both layers. Messages say what was wrong and what to do next.
+covers both layers. Messages say what was wrong and what to do next; :func:`shown` renders the bad
+value in them (bounded, so a 10 MB string or a deeply nested list cannot flood or break a message).
+``tests/hostile`` holds the contract: every public entry point, driven with wrong types, lone
+surrogates, NaN/inf/huge numbers and deep nesting, lets only these escape.
 """
 
 from __future__ import annotations
+
+import reprlib
 
 __all__ = [
     "AmbiguousEditError",
@@ -272,3 +277,17 @@ class PendingWritesError(StoreError):
 
 class BackendError(StoreError):
     """The underlying database or index library failed; the original error is chained."""
+
+
+_REPR = reprlib.Repr()  # keyword arguments need Python 3.12
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 60, 60
+_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = _REPR.maxset = 4
+
+
+def shown(value: object) -> str:
+    """A short, bounded ``repr`` of a bad value for an error message: safe on huge strings and
+    on deeply nested or self-referencing containers (a plain ``repr`` would recurse)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        return f"<{type(value).__name__}>"

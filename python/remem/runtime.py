@@ -208,7 +208,13 @@ class Runtime:
 
     async def _build(self) -> None:
         cfg = self.config
-        cfg.path.mkdir(parents=True, exist_ok=True)
+        try:
+            cfg.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file in the way, no permission, a read-only disk
+            raise ConfigError(
+                f"path {str(cfg.path)!r} cannot be a memory directory ({exc.strerror}); "
+                "pass a directory path (it is created if missing)"
+            ) from exc
         transcript, episodic, records, graph, blocks, vectors = self._stores()
         for store in (transcript, episodic, records, graph, blocks, vectors):
             await self._opened(store)

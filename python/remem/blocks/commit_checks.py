@@ -8,13 +8,14 @@ from datetime import datetime
 from remem.blocks.block import check_label
 from remem.blocks.edits import BlockChange
 from remem.blocks.entries import clean_entry
-from remem.errors import InvalidArgumentError, NaiveDatetimeError
+from remem.errors import InvalidArgumentError, NaiveDatetimeError, shown
+from remem.models import check_text
 
 
 def check_namespace(namespace: object) -> str:
-    if not isinstance(namespace, str) or not namespace or "\x00" in namespace:
-        raise InvalidArgumentError(f"namespace must be a non-empty string, got {namespace!r}")
-    return namespace
+    if not isinstance(namespace, str) or not namespace:
+        raise InvalidArgumentError(f"namespace must be a non-empty string, got {shown(namespace)}")
+    return check_text(namespace, field="namespace")
 
 
 def check_key(namespace: object, label: object) -> None:

@@ -30,7 +30,7 @@ from remem.blocks.block import CoreMemoryBlock, check_label, check_limit
 from remem.blocks.commit_checks import check_namespace
 from remem.blocks.edits import BlockChange, BlockEdit
 from remem.blocks.store import BlockStore
-from remem.errors import ConfigError, InvalidArgumentError
+from remem.errors import ConfigError, InvalidArgumentError, shown
 
 DEFAULT_USER_LIMIT = 2_200
 DEFAULT_SELF_LIMIT = 1_375
@@ -106,6 +106,10 @@ class CoreMemory:
         Limits come from ``config``: a block stored under a higher limit loads as it is, over
         its new limit, and renders flagged until it is consolidated.
         """
+        if config is not None and not isinstance(config, CoreMemoryConfig):
+            raise InvalidArgumentError(
+                f"config must be a CoreMemoryConfig or None, got {type(config).__name__}"
+            )
         config = config or CoreMemoryConfig()
         check_namespace(namespace)
         blocks: list[CoreMemoryBlock] = []
@@ -129,10 +133,12 @@ class CoreMemory:
 
     def _get(self, label: str) -> CoreMemoryBlock:
         try:
+            if not isinstance(label, str):
+                raise KeyError(label)
             return self._blocks[label]
         except KeyError:
             raise InvalidArgumentError(
-                f"there is no {label!r} block; use one of {', '.join(self._blocks)}"
+                f"there is no {shown(label)} block; use one of {', '.join(self._blocks)}"
             ) from None
 
     def render(self) -> str:

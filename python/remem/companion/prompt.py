@@ -46,6 +46,7 @@ from remem.context import (
     Section,
 )
 from remem.controller import MemoryController
+from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryRecord, MemoryStage, ScoredMemory, TranscriptEntry
 
 __all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
@@ -99,8 +100,18 @@ class CompanionPrompt:
     recalled: tuple[ScoredMemory, ...] = ()
 
     def section_text(self, section: str) -> str:
-        """The ``## <title>`` part of the context for ``section`` ("" when absent)."""
-        title = f"## {SECTION_TITLES[Section(section)]}\n"
+        """The ``## <title>`` part of the context for ``section`` ("" when absent);
+        InvalidArgumentError for a name that is not a :class:`~remem.context.Section`."""
+        try:
+            if not isinstance(section, str):  # Enum's own message would repr any object
+                raise ValueError(section)
+            known = Section(section)
+        except ValueError:
+            allowed = ", ".join(s.value for s in Section)
+            raise InvalidArgumentError(
+                f"section {shown(section)} is not a context section; use one of {allowed}"
+            ) from None
+        title = f"## {SECTION_TITLES[known]}\n"
         final = self.messages[-1].content
         start = final.find(title)
         if start < 0:

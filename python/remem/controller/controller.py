@@ -48,8 +48,13 @@ from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
 from remem.controller.telemetry import Telemetry
-from remem.controller.turns import TurnLog, check_turn, check_turns
-from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vectors
+from remem.controller.turns import TurnLog, check_turn, check_turn_options, check_turns
+from remem.controller.writes import (
+    MemorySpec,
+    MemoryWriter,
+    check_query_vector,
+    check_query_vectors,
+)
 from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
 from remem.failures import BackgroundFailure, FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
@@ -234,6 +239,7 @@ class MemoryController:
         started = time.perf_counter()
         check_session_id(session_id)
         check_turn(user_message, assistant_message)
+        created_at = check_turn_options(turn_number, entry_id, created_at)
         meta: dict[str, object] = dict(check_metadata(metadata))
         entry = await self._turn_log.record(
             session_id,
@@ -269,9 +275,10 @@ class MemoryController:
         check_session_id(session_id)
         pairs = check_turns(turns)
         meta: dict[str, object] = dict(check_metadata(metadata))
+        checked_at = check_turn_options(None, None, created_at)
         if not pairs:
             return []
-        at = created_at if created_at is not None else self.clock.now()
+        at = checked_at if checked_at is not None else self.clock.now()
         entries = await self._turn_log.record_many(session_id, pairs, created_at=at, metadata=meta)
         if self._extraction is not None:
             for entry in entries:
@@ -486,11 +493,12 @@ class MemoryController:
 
         ``stages`` defaults to short_term, long_term and episodic; ``include_decayed`` adds
         decayed; deleted and superseded memories are never returned. ``filters`` is a where
-        filter on kind/namespace/stage/session_id. ``vector`` is a precomputed query embedding.
+        filter on kind/namespace/stage/session_id (a filter on any other field is refused:
+        InvalidArgumentError). ``vector`` is a precomputed query embedding.
         ``sources`` names the retrievers to run (default all of ``vector``, ``fulltext``,
         ``graph``); ``sources=["fulltext"]`` is a full-text-only recall (no query embedding).
         """
-        vectors = None if vector is None else np.asarray([vector], dtype=np.float32)
+        vectors = None if vector is None else check_query_vector(vector)
         results = await self.recall_many(
             [query],
             vectors=vectors,

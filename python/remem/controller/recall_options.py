@@ -4,7 +4,7 @@ recall reinforces."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,9 +12,10 @@ from numpy.typing import NDArray
 from remem.controller.config import RETRIEVERS
 from remem.controller.recall import RecallOptions
 from remem.embeddings import EmbeddingService
-from remem.errors import InvalidArgumentError
+from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryStage, ScoredMemory
-from remem.stores.filters import parse_where
+from remem.stores.filters import field_names, parse_where
+from remem.stores.transcript import check_session_id
 from remem.stores.vector import Where
 
 DEFAULT_STAGES: tuple[MemoryStage, ...] = (
@@ -22,6 +23,10 @@ DEFAULT_STAGES: tuple[MemoryStage, ...] = (
     MemoryStage.LONG_TERM,
     MemoryStage.EPISODIC,
 )
+
+FILTER_FIELDS = ("kind", "namespace", "session_id", "stage")
+"""The fields a recall filter may test (:func:`remem.staging.record_metadata`); any other field
+matches nothing, so naming one is refused instead of silently recalling nothing."""
 
 
 def recall_options(
@@ -36,17 +41,25 @@ def recall_options(
     """Validated :class:`RecallOptions`; InvalidArgumentError names the bad argument."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
         raise InvalidArgumentError(f"k must be an integer in 1..{max_k}, got {k!r}")
-    if session_id is not None and (not isinstance(session_id, str) or not session_id):
-        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
-    if isinstance(stages, str):
-        raise InvalidArgumentError("stages takes a list of stages, e.g. ['long_term']")
+    if session_id is not None:
+        check_session_id(session_id)
+    if stages is not None and (isinstance(stages, str | bytes) or not isinstance(stages, Sequence)):
+        raise InvalidArgumentError(
+            f"stages takes a list of stages, e.g. ['long_term'], got {shown(stages)}"
+        )
+    if not isinstance(include_decayed, bool):
+        raise InvalidArgumentError(
+            f"include_decayed must be a bool, got {type(include_decayed).__name__}"
+        )
     chosen: list[MemoryStage] = []
     for s in DEFAULT_STAGES if stages is None else stages:
         try:
+            if not isinstance(s, str):  # Enum's own message would repr any object
+                raise ValueError(s)
             stage = MemoryStage(s)
         except ValueError:
             raise InvalidArgumentError(
-                f"stage {s!r} is unknown; use {', '.join(m.value for m in MemoryStage)}"
+                f"stage {shown(s)} is unknown; use {', '.join(m.value for m in MemoryStage)}"
             ) from None
         if stage is MemoryStage.DELETED:
             raise InvalidArgumentError("deleted memories are never recalled; drop 'deleted'")
@@ -56,9 +69,21 @@ def recall_options(
     unique = tuple(dict.fromkeys(chosen))
     if sources is None:
         sources = RETRIEVERS
-    if isinstance(sources, str) or not set(sources) <= set(RETRIEVERS) or not sources:
+    if (
+        isinstance(sources, str | bytes)
+        or not isinstance(sources, Sequence | Set)
+        or not sources
+        or not all(isinstance(s, str) and s in RETRIEVERS for s in sources)
+    ):
         raise InvalidArgumentError(
-            f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {sources!r}"
+            f"sources must be a non-empty list drawn from {list(RETRIEVERS)}, got {shown(sources)}"
+        )
+    where_node = parse_where(filters)
+    unknown = sorted(field_names(where_node) - set(FILTER_FIELDS))
+    if unknown:
+        raise InvalidArgumentError(
+            f"filters test unknown fields {unknown[:5]}; recall filters on "
+            f"{', '.join(FILTER_FIELDS)} only"
         )
     return RecallOptions(
         k=k,
@@ -66,7 +91,7 @@ def recall_options(
         episodic=MemoryStage.EPISODIC in unique,
         session_id=session_id,
         where=filters,
-        where_node=parse_where(filters),
+        where_node=where_node,
         sources=frozenset(sources),
     )
 

@@ -12,10 +12,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from remem.cancel_safe import run_to_end
-from remem.errors import InputError, InvalidArgumentError, NotFoundError
-from remem.models import TranscriptEntry, TranscriptSession, check_text
+from remem.controller.writes import MAX_TEXT_CHARS
+from remem.errors import InputError, InvalidArgumentError, NotFoundError, shown
+from remem.models import TranscriptEntry, TranscriptSession, check_text, require_aware
 from remem.stores.episodic import EpisodicStore
-from remem.stores.transcript import TranscriptStore
+from remem.stores.transcript import MAX_INT64, TranscriptStore
+from remem.stores.vector_input import check_id
 from remem.writebehind import WritePort
 
 
@@ -175,19 +177,43 @@ class TurnLog:
 
 
 def check_turn(user_message: object, assistant_message: object) -> tuple[str, str]:
-    """The two messages of a turn, or the typed error naming the bad one."""
+    """The two messages of a turn, or the typed error naming the bad one (not a str, a NUL or
+    lone surrogate, over ``MAX_TEXT_CHARS`` — the same cap as ``remember``)."""
     for name, value in (
         ("user_message", user_message),
         ("assistant_message", assistant_message),
     ):
         if not isinstance(value, str):
             raise InvalidArgumentError(f"{name} must be a str, got {type(value).__name__}")
+        if len(value) > MAX_TEXT_CHARS:
+            raise InvalidArgumentError(
+                f"{name} has {len(value)} characters; split it below {MAX_TEXT_CHARS}"
+            )
         check_text(value, field=name)
     assert isinstance(user_message, str)
     assert isinstance(assistant_message, str)
     if not (user_message.strip() or assistant_message.strip()):
         raise InvalidArgumentError("a turn needs a user or an assistant message; both are empty")
     return user_message, assistant_message
+
+
+def check_turn_options(
+    turn_number: object, entry_id: object, created_at: object
+) -> datetime | None:
+    """``record_turn``'s optional ``turn_number`` (an int in 1..2**63-1, not a bool),
+    ``entry_id`` (a storable id) and ``created_at`` (an aware datetime, returned in UTC)."""
+    if turn_number is not None and (
+        isinstance(turn_number, bool)
+        or not isinstance(turn_number, int)
+        or not 1 <= turn_number <= MAX_INT64
+    ):
+        raise InvalidArgumentError(
+            f"turn_number must be None (the next number) or an int in 1..{MAX_INT64}, "
+            f"got {shown(turn_number)}"
+        )
+    if entry_id is not None:
+        check_id(entry_id, field="entry_id")
+    return None if created_at is None else require_aware(created_at, field="created_at")  # type: ignore[arg-type]
 
 
 def check_turns(turns: object) -> list[tuple[str, str]]:

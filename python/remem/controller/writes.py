@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from remem.controller.write_batcher import WriteBatcher
 from remem.embeddings import EmbeddingService
-from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError
+from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError, shown
 from remem.failures import BackgroundFailure
 from remem.graph import EntityResolver
 from remem.models import (
@@ -53,6 +53,7 @@ from remem.models import (
 )
 from remem.staging import STAGED, CollectionManager
 from remem.stores.records import RecordStore
+from remem.stores.vector_input import check_id, check_norms
 from remem.writebehind import WritePort
 
 MAX_TEXT_CHARS = 1_000_000
@@ -219,10 +220,7 @@ class MemoryWriter:
                 raise InvalidArgumentError(f"{item!r} is not an (old_id, new_id, at) triple")
             old_id, new_id, at = item
             for name, value in (("old_id", old_id), ("new_id", new_id)):
-                if not isinstance(value, str) or not value:
-                    raise InvalidArgumentError(
-                        f"{name} must be a non-empty memory id, got {value!r}"
-                    )
+                check_id(value, field=name)
             if old_id == new_id:
                 raise InvalidArgumentError(f"a memory cannot supersede itself ({old_id!r})")
             batch.append((old_id, new_id, now if at is None else at))
@@ -230,7 +228,12 @@ class MemoryWriter:
             return
         ids = list(dict.fromkeys(i for old, new, _ in batch for i in (old, new)))
         found = {r.id: r for r in await self.records.get(ids)}
-        for _, new_id, _ in batch:
+        for old_id, new_id, _ in batch:
+            if found[old_id].lifecycle.stage is MemoryStage.DELETED:
+                raise InvalidArgumentError(
+                    f"{old_id!r} is deleted (forgotten); only a live or superseded memory can "
+                    "be superseded"
+                )
             new = found[new_id]
             if new.superseded_by is not None or new.lifecycle.stage is MemoryStage.DELETED:
                 raise InvalidArgumentError(
@@ -284,10 +287,12 @@ def _build_record(
     _check_memory_text(text)
     assert isinstance(text, str)
     try:
+        if not isinstance(kind, str):  # Enum's own message would repr any object
+            raise ValueError(kind)
         memory_kind = MemoryKind(kind)
     except ValueError:
         raise InvalidArgumentError(
-            f"kind {kind!r} is unknown; use one of {', '.join(k.value for k in MemoryKind)}"
+            f"kind {shown(kind)} is unknown; use one of {', '.join(k.value for k in MemoryKind)}"
         ) from None
     if provenance is None:
         provenance = ProvenanceMetadata(source_type="user", created_at=now)
@@ -336,12 +341,12 @@ def _check_memory_text(text: object) -> None:
 def _entity_names(entities: Sequence[str] | None) -> list[str]:
     if entities is None:
         return []
-    if isinstance(entities, str):
-        raise InvalidArgumentError(f"entities takes a list of names, got the string {entities!r}")
+    if isinstance(entities, str | bytes) or not isinstance(entities, Sequence):
+        raise InvalidArgumentError(f"entities takes a list of names, got {shown(entities)}")
     names = list(entities)
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise InvalidArgumentError(f"entity names must be non-empty strings, got {name!r}")
+            raise InvalidArgumentError(f"entity names must be non-empty strings, got {shown(name)}")
         check_text(name, field="entity name")
     return names
 
@@ -349,35 +354,49 @@ def _entity_names(entities: Sequence[str] | None) -> list[str]:
 def _check_vector(vector: object, dimension: int) -> NDArray[np.float32]:
     try:
         v = np.asarray(vector, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise InvalidArgumentError(f"vector must be a sequence of numbers: {exc}") from exc
     if v.shape != (dimension,):
         raise ShapeError(f"vector has shape {v.shape}; the embedder's is ({dimension},)")
     if not np.isfinite(v).all():
         raise NonFiniteError("vector contains NaN or infinity; pass finite numbers")
+    check_norms(v[None, :], field="vector")
     return np.ascontiguousarray(v)
 
 
 def _check_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.float32]:
     try:
         v = np.asarray(vectors, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise InvalidArgumentError(f"vectors must be a 2-d array of numbers: {exc}") from exc
     if v.shape != (count, dimension):
         raise ShapeError(f"vectors has shape {v.shape}; expected ({count}, {dimension})")
     if not np.isfinite(v).all():
         raise NonFiniteError("vectors contain NaN or infinity; pass finite numbers")
+    check_norms(v, field="vectors")
     return np.ascontiguousarray(v)
 
 
 def _ids(ids: Sequence[str], action: str) -> list[str]:
-    if isinstance(ids, str):
-        raise InvalidArgumentError(f"{action} takes a list of ids, got the string {ids!r}")
-    out = list(dict.fromkeys(ids))
-    bad = [i for i in out if not isinstance(i, str) or not i]
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise InvalidArgumentError(
+            f"{action} takes a list of ids, got {type(ids).__name__} {shown(ids)}"
+        )
+    bad = [i for i in ids if not isinstance(i, str) or not i]
     if bad:
         raise InvalidArgumentError(f"{action}: ids must be non-empty strings, got {bad[:5]!r}")
+    out = list(dict.fromkeys(ids))
+    for value in out:
+        check_id(value, field=f"{action} id")
     return out
+
+
+def check_query_vector(vector: object) -> NDArray[np.float32]:
+    """One query vector as a (1, d) float32 batch (shape and values checked with the batch)."""
+    try:
+        return np.asarray([vector], dtype=np.float32)
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise InvalidArgumentError(f"vector must be a sequence of numbers: {exc}") from exc
 
 
 def check_query_vectors(vectors: object, count: int, dimension: int) -> NDArray[np.float32]:

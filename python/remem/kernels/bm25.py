@@ -32,7 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
-from remem.kernels._ints import int_array
+from remem.errors import InvalidArgumentError
+from remem.kernels._ints import bool_array, float_array, int64, int_array, real
 
 __all__ = ["FTS5_B", "FTS5_K1", "Hits", "bm25_top_k", "bm25_top_k_many", "fts5_idf"]
 
@@ -46,7 +47,15 @@ Hits = tuple[NDArray[np.int64], NDArray[np.float64]]
 
 def fts5_idf(n_docs: int, df: int) -> float:
     """FTS5's idf of a term held by ``df`` of ``n_docs`` rows: ``ln((N − df + 0.5)/(df + 0.5))``,
-    or ``1e-6`` when that is ≤ 0 (a term in more than half the rows)."""
+    or ``1e-6`` when that is ≤ 0 (a term in more than half the rows).
+
+    InvalidArgumentError unless ``0 ≤ df ≤ n_docs`` are ints."""
+    n_docs, df = int64(n_docs, "n_docs"), int64(df, "df")
+    if not 0 <= df <= n_docs:
+        raise InvalidArgumentError(
+            f"df must lie in 0..n_docs, got df={df}, n_docs={n_docs}; a term cannot occur in "
+            "more rows than there are"
+        )
     idf = math.log((n_docs - df + 0.5) / (df + 0.5))
     return idf if idf > 0.0 else 1e-6
 
@@ -58,7 +67,7 @@ def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
 
 
 def _mask(mask: ArrayLike | None) -> NDArray[np.bool_] | None:
-    return None if mask is None else np.ascontiguousarray(mask, dtype=np.bool_)
+    return None if mask is None else bool_array(mask, "mask")
 
 
 def bm25_top_k_many(
@@ -80,7 +89,7 @@ def bm25_top_k_many(
     into one buffer.
     """
     terms = [int_array(t, np.int64, "term_ids").reshape(-1) for t, _ in queries]
-    idfs = [np.ascontiguousarray(w, dtype=np.float64).reshape(-1) for _, w in queries]
+    idfs = [float_array(w, np.float64, "idf").reshape(-1) for _, w in queries]
     qoff = np.fromiter(
         accumulate((len(t) for t in terms), initial=0), dtype=np.int64, count=len(terms) + 1
     )
@@ -92,10 +101,10 @@ def bm25_top_k_many(
         qoff,
         _joined(terms, np.int64),
         _joined(idfs, np.float64),
-        float(avgdl),
-        k,
-        k1=float(k1),
-        b=float(b),
+        real(avgdl, "avgdl"),
+        int64(k, "k"),
+        k1=real(k1, "k1"),
+        b=real(b, "b"),
         mask=_mask(mask),
     )
     return [(hit_docs[lo:hi], hit_scores[lo:hi]) for lo, hi in pairwise(hit_off.tolist())]

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
 from remem.errors import DTypeError, InvalidArgumentError, NonFiniteError
+from remem.kernels._ints import float_array, real
 
 __all__ = ["FusedScores", "decay_scores", "exp_fast", "fused_scores", "reinforce_scores"]
 
@@ -30,13 +31,16 @@ class FusedScores(NamedTuple):
     inclusion: NDArray[np.float64]
 
 
-def _f64(x: ArrayLike) -> NDArray[np.float64]:
-    return np.ascontiguousarray(x, dtype=np.float64)
+def _f64(x: ArrayLike, name: str = "scores") -> NDArray[np.float64]:
+    return float_array(x, np.float64, name)
 
 
 def _i64(x: ArrayLike, name: str) -> NDArray[np.int64]:
     """Integer counts as int64; floats are accepted only if every value is a whole number."""
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise DTypeError(f"{name} must be an array of integers ({exc})") from exc
     if arr.dtype.kind in "iu":
         return np.ascontiguousarray(arr, dtype=np.int64)
     if arr.dtype.kind == "f" or arr.size == 0:
@@ -65,7 +69,10 @@ def decay_scores(
     [0.487]
     """
     return _native.decay_scores(
-        _f64(base_scores), _f64(reference_times), now=float(now), decay_rate=float(decay_rate)
+        _f64(base_scores),
+        _f64(reference_times),
+        now=real(now, "now"),
+        decay_rate=real(decay_rate, "decay_rate"),
     )
 
 
@@ -87,9 +94,9 @@ def reinforce_scores(
     return _native.reinforce_scores(
         _f64(base_scores),
         _f64(reference_times),
-        now=float(now),
-        decay_rate=float(decay_rate),
-        access_boost=float(access_boost),
+        now=real(now, "now"),
+        decay_rate=real(decay_rate, "decay_rate"),
+        access_boost=real(access_boost, "access_boost"),
     )
 
 
@@ -132,16 +139,16 @@ def fused_scores(
         _f64(confidence),
         _i64(relationship_counts, "relationship_counts"),
         _f64(similarity),
-        now=float(now),
-        decay_rate=float(decay_rate),
-        w_age=float(w_age),
-        w_access=float(w_access),
-        w_confidence=float(w_confidence),
-        w_relationships=float(w_relationships),
-        age_norm_hours=float(age_norm_hours),
-        access_norm=float(access_norm),
-        relationship_norm=float(relationship_norm),
-        recency_rate=float(recency_rate),
-        hit_weight=float(hit_weight),
+        now=real(now, "now"),
+        decay_rate=real(decay_rate, "decay_rate"),
+        w_age=real(w_age, "w_age"),
+        w_access=real(w_access, "w_access"),
+        w_confidence=real(w_confidence, "w_confidence"),
+        w_relationships=real(w_relationships, "w_relationships"),
+        age_norm_hours=real(age_norm_hours, "age_norm_hours"),
+        access_norm=real(access_norm, "access_norm"),
+        relationship_norm=real(relationship_norm, "relationship_norm"),
+        recency_rate=real(recency_rate, "recency_rate"),
+        hit_weight=real(hit_weight, "hit_weight"),
     )
     return FusedScores(decay, promotion, inclusion)

@@ -10,7 +10,6 @@ so in :class:`Selection`; ``"greedy"`` is value density, then value, then index.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
 from remem.errors import DTypeError, InvalidArgumentError, NonFiniteError
+from remem.kernels._ints import bool_array, float_array, int64, option
 
 __all__ = [
     "DEFAULT_CELL_LIMIT",
@@ -50,7 +50,10 @@ class Selection:
 
 
 def _costs(costs: ArrayLike) -> NDArray[np.int64]:
-    arr = np.asarray(costs)
+    try:
+        arr = np.asarray(costs)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise DTypeError(f"costs must be an array of integer token counts ({exc})") from exc
     if arr.dtype.kind in "iu" or arr.size == 0:
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
             raise InvalidArgumentError("costs exceed the int64 range; token counts must fit int64")
@@ -64,6 +67,13 @@ def _costs(costs: ArrayLike) -> NDArray[np.int64]:
     raise DTypeError(f"costs must hold integers, got dtype {arr.dtype}; pass an int64 array")
 
 
+def _cell_limit(value: object) -> int:
+    limit = int64(value, "cell_limit")
+    if limit < 0:
+        raise InvalidArgumentError(f"cell_limit must be ≥ 0, got {limit}")
+    return limit
+
+
 def _run(
     costs: ArrayLike,
     values: ArrayLike,
@@ -73,15 +83,15 @@ def _run(
     cell_limit: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], str, float]:
     c = _costs(costs)
-    v = np.ascontiguousarray(values, dtype=np.float64)
-    mk = None if must_keep is None else np.ascontiguousarray(must_keep, dtype=np.bool_)
+    v = float_array(values, np.float64, "values")
+    mk = None if must_keep is None else bool_array(must_keep, "must_keep")
     idx, method, guarantee = _native.select_within_budget(
         c,
         v,
-        operator.index(budget),
-        strategy=strategy,
+        int64(budget, "budget"),
+        strategy=option(strategy, "strategy"),
         must_keep=mk,
-        cell_limit=operator.index(cell_limit),
+        cell_limit=_cell_limit(cell_limit),
     )
     return idx, c, v, method, guarantee
 

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem import _native
+from remem.kernels._ints import option, text_arguments
 
 __all__ = ["Encoding", "count_tokens", "count_tokens_one", "estimate_tokens", "estimate_tokens_one"]
 
@@ -37,7 +38,8 @@ def estimate_tokens(texts: Sequence[str]) -> NDArray[np.int64]:
     prose, code, JSON and logs; up to ~4% on CJK). Use it for budgeting where a few percent do
     not matter; use :func:`count_tokens` otherwise.
     """
-    return _native.estimate_tokens(texts)
+    with text_arguments("texts"):
+        return _native.estimate_tokens(texts)
 
 
 def count_tokens(
@@ -48,14 +50,19 @@ def count_tokens(
     Raises :class:`~remem.errors.UnknownEncodingError` for names other than ``"o200k_base"``
     (GPT-4o and later) and ``"cl100k_base"`` (GPT-4, GPT-3.5).
     """
-    return _native.count_tokens(texts, encoding)
+    encoding = option(encoding, "encoding")
+    with text_arguments("texts"):
+        return _native.count_tokens(texts, encoding)
 
 
 def estimate_tokens_one(text: str) -> int:
     """:func:`estimate_tokens` of a single text."""
-    return _native.estimate_tokens_one(text)
+    with text_arguments("text"):
+        return _native.estimate_tokens_one(text)
 
 
 def count_tokens_one(text: str, encoding: Encoding | str = "o200k_base") -> int:
     """:func:`count_tokens` of a single text."""
-    return _native.count_tokens_one(text, encoding)
+    encoding = option(encoding, "encoding")
+    with text_arguments("text"):
+        return _native.count_tokens_one(text, encoding)

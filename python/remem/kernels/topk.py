@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from remem import _native
+from remem.kernels._ints import bool_array, float_array, int64, option
 
 __all__ = [
     "DEFAULT_CANDIDATES_FACTOR",
@@ -59,12 +60,12 @@ def default_candidates(k: int) -> int:
     return max(DEFAULT_CANDIDATES_FACTOR * k, DEFAULT_MIN_CANDIDATES)
 
 
-def _f32(a: ArrayLike) -> NDArray[np.float32]:
-    return np.ascontiguousarray(a, dtype=np.float32)
+def _f32(a: ArrayLike, name: str = "vectors") -> NDArray[np.float32]:
+    return float_array(a, np.float32, name)
 
 
 def _mask(mask: ArrayLike | None) -> NDArray[np.bool_] | None:
-    return None if mask is None else np.ascontiguousarray(mask, dtype=np.bool_)
+    return None if mask is None else bool_array(mask, "mask")
 
 
 def top_k(
@@ -93,7 +94,13 @@ def top_k(
         NonFiniteError: a NaN or infinity in the queries.
         InvalidArgumentError: unknown metric or negative k.
     """
-    return _native.top_k(_f32(queries), _f32(matrix), k, metric=metric, mask=_mask(mask))
+    return _native.top_k(
+        _f32(queries),
+        _f32(matrix),
+        int64(k, "k"),
+        metric=option(metric, "metric"),
+        mask=_mask(mask),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,10 +159,10 @@ def top_k_quantized(
         quantized.scales,
         quantized.norms,
         _f32(matrix),
-        k,
-        metric=metric,
+        int64(k, "k"),
+        metric=option(metric, "metric"),
         mask=_mask(mask),
-        candidates=candidates,
+        candidates=None if candidates is None else int64(candidates, "candidates"),
     )
 
 

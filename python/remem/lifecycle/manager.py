@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from remem.errors import NotFoundError, StalePlanError
+from remem.errors import InvalidArgumentError, NotFoundError, StalePlanError
 from remem.lifecycle.decay import DecayConfig
 from remem.lifecycle.maintenance import MaintenanceLoop, Sleeper
 from remem.lifecycle.plan import LifecyclePlan, PlanAction, PlannedChange
@@ -117,6 +117,10 @@ class LifecycleManager(StoreLifecycle):
 
         A refused plan changes nothing. Executing the same plan twice is refused as stale.
         """
+        if not isinstance(plan, LifecyclePlan):
+            raise InvalidArgumentError(
+                f"execute takes the LifecyclePlan preview() returned, got {type(plan).__name__}"
+            )
         await self._ready()
         async with self._lock:
             recovered = await self._recover_pending_locked()

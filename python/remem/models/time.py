@@ -11,11 +11,17 @@ from typing import Annotated, Protocol, runtime_checkable
 
 import pydantic
 
-from remem.errors import InputError, NaiveDatetimeError
+from remem.errors import InputError, InvalidArgumentError, NaiveDatetimeError, shown
 
 
 def require_aware(value: datetime, *, field: str = "datetime") -> datetime:
-    """Return ``value`` converted to UTC; raise NaiveDatetimeError if it has no timezone."""
+    """Return ``value`` converted to UTC; raise NaiveDatetimeError if it has no timezone and
+    InvalidArgumentError if it is not a datetime."""
+    if not isinstance(value, datetime):
+        raise InvalidArgumentError(
+            f"{field} must be an aware datetime, got {type(value).__name__} {shown(value)}; "
+            "pass e.g. datetime.now(timezone.utc)"
+        )
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise NaiveDatetimeError(
             f"{field} {value.isoformat()} has no timezone; pass an aware datetime, "

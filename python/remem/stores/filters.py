@@ -19,8 +19,8 @@ Semantics (identical in every evaluator; a hypothesis test holds them equal):
   ``not $in`` (so ``{"tag": {"$ne": "x"}}`` matches items without a ``tag``).
 * ``$in: []`` matches nothing, ``$nin: []`` everything. ``where={}`` (or None) matches everything.
 * Operands are validated: ``None``, NaN/inf, nested objects, unknown operators, field names
-  starting with ``$`` and empty ``$and``/``$or`` lists raise InvalidArgumentError naming the
-  problem.
+  starting with ``$``, empty ``$and``/``$or`` lists and ``$and``/``$or`` nested deeper than
+  :data:`MAX_DEPTH` raise InvalidArgumentError naming the problem.
 
 Evaluators: :func:`matches` (a Python predicate, for in-memory stores) and the SQL compilers in
 :mod:`remem.stores.filter_sql` (DuckDB over a JSON column, PostgreSQL over jsonb), which bind
@@ -46,6 +46,10 @@ from remem.models.text import check_text
 Operand = str | int | float | bool
 Kind = Literal["str", "num", "bool"]
 CompareOp = Literal["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"]
+
+MAX_DEPTH = 32
+"""The deepest ``$and``/``$or`` nesting accepted (a deeper filter would exhaust the stack of a
+recursive evaluator; no real filter comes near it)."""
 
 _ORDER_OPS = frozenset({"$gt", "$gte", "$lt", "$lte"})
 _ALL_OPS = frozenset({"$eq", "$ne", "$in", "$nin"} | _ORDER_OPS)
@@ -96,13 +100,13 @@ def parse_where(where: Mapping[str, object] | None) -> Filter | None:
     """Validate ``where`` and return its AST (None when it matches everything)."""
     if where is None:
         return None
-    node = _parse_dict(where, "where")
+    node = _parse_dict(where, "where", 0)
     if isinstance(node, And) and not node.children:
         return None
     return node
 
 
-def _parse_dict(where: object, path: str) -> Filter:
+def _parse_dict(where: object, path: str, depth: int) -> Filter:
     if not isinstance(where, Mapping):
         raise InvalidArgumentError(
             f"{path} must be a dict like {{'field': value}}, got {type(where).__name__}"
@@ -112,7 +116,7 @@ def _parse_dict(where: object, path: str) -> Filter:
         if not isinstance(key, str):
             raise InvalidArgumentError(f"{path} has a non-string key {key!r}; use field names")
         if key in ("$and", "$or"):
-            parts.append(_parse_logical(key, value, f"{path}.{key}"))
+            parts.append(_parse_logical(key, value, f"{path}.{key}", depth + 1))
         elif key.startswith("$"):
             raise InvalidArgumentError(
                 f"{path} uses unknown operator {key!r} at the top level; use $and or $or, "
@@ -123,10 +127,15 @@ def _parse_dict(where: object, path: str) -> Filter:
     return parts[0] if len(parts) == 1 else And(tuple(parts))
 
 
-def _parse_logical(key: str, value: object, path: str) -> Filter:
+def _parse_logical(key: str, value: object, path: str, depth: int) -> Filter:
+    if depth > MAX_DEPTH:
+        raise InvalidArgumentError(
+            f"the filter nests $and/$or deeper than {MAX_DEPTH} levels; flatten it "
+            "(several keys in one dict are AND-ed)"
+        )
     if not isinstance(value, list | tuple) or not value:
-        raise InvalidArgumentError(f"{path} must be a non-empty list of filters")
-    children = tuple(_parse_dict(child, f"{path}[{i}]") for i, child in enumerate(value))
+        raise InvalidArgumentError(f"{path[:200]} must be a non-empty list of filters")
+    children = tuple(_parse_dict(child, f"{path}[{i}]", depth) for i, child in enumerate(value))
     return And(children) if key == "$and" else Or(children)
 
 
@@ -160,6 +169,15 @@ def _parse_field(field: str, value: object, path: str) -> list[Filter]:
         else:
             out.append(Compare(field, op, _operand(operand, where)))
     return out
+
+
+def field_names(node: Filter | None) -> set[str]:
+    """Every field a parsed filter tests."""
+    if node is None:
+        return set()
+    if isinstance(node, Compare):
+        return {node.field}
+    return set().union(*(field_names(child) for child in node.children))
 
 
 def _operand(value: object, path: str) -> Operand:

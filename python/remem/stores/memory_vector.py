@@ -21,6 +21,7 @@ from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
+    check_collection,
     check_ids,
     check_reopen,
     for_metric,
@@ -70,6 +71,7 @@ class MemoryVectorStore(StoreLifecycle):
 
     def _get(self, name: str) -> _Collection:
         self._check_open()
+        check_collection(name)
         try:
             return self._collections[name]
         except KeyError:

@@ -6,8 +6,8 @@ import math
 from collections.abc import Sequence
 from datetime import datetime
 
-from remem.errors import InvalidArgumentError, NonFiniteError, NotFoundError, ShapeError
-from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryStage
+from remem.errors import InvalidArgumentError, NonFiniteError, NotFoundError, ShapeError, shown
+from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryStage, check_text
 from remem.stores.record_rows import check_ids, check_time, duplicates
 
 
@@ -40,8 +40,8 @@ def _enum_values(
 
 def check_namespace(namespace: str | None) -> str | None:
     if namespace is not None and (not isinstance(namespace, str) or not namespace):
-        raise InvalidArgumentError(f"namespace must be a non-empty string, got {namespace!r}")
-    return namespace
+        raise InvalidArgumentError(f"namespace must be a non-empty string, got {shown(namespace)}")
+    return None if namespace is None else check_text(namespace, field="namespace")
 
 
 def check_updates(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from remem.errors import InvalidArgumentError
+from remem.errors import InvalidArgumentError, shown
 from remem.models import (
     MemoryKind,
     MemoryLifecycleMetadata,
@@ -21,6 +21,7 @@ from remem.models import (
     MemoryStage,
     PromotionState,
     ProvenanceMetadata,
+    check_text,
     require_aware,
 )
 from remem.models.base import trusted
@@ -133,7 +134,10 @@ def check_ids(ids: Sequence[str], *, action: str) -> list[str]:
     out = list(ids)
     for value in out:
         if not isinstance(value, str) or not value:
-            raise InvalidArgumentError(f"{action}: ids must be non-empty strings, got {value!r}")
+            raise InvalidArgumentError(
+                f"{action}: ids must be non-empty strings, got {shown(value)}"
+            )
+        check_text(value, field=f"{action} id")
     return out
 
 

@@ -22,8 +22,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from remem.errors import InvalidArgumentError, NotFoundError, ShapeError
-from remem.models import Metric, VectorItem, check_metadata
+from remem.errors import InvalidArgumentError, NotFoundError, ShapeError, shown
+from remem.models import Metric, VectorItem, check_metadata, check_text
 from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.memory_vector import MemoryVectorStore
 from remem.stores.vector import VectorStore, Where
@@ -95,13 +95,20 @@ class SimpleVectorStore(StoreLifecycle):
         are copied, so later changes to the caller's dicts do not reach the store.
         """
         self._check_open()
-        if isinstance(texts, str):
-            raise InvalidArgumentError("texts must be a list of strings, not a single string")
+        for name, value in (("texts", texts), ("metadatas", metadatas), ("ids", ids)):
+            if value is None and name != "texts":
+                continue
+            if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+                raise InvalidArgumentError(
+                    f"{name} must be a list, got {type(value).__name__} {shown(value)}"
+                )
         n = len(texts)
         if metadatas is not None and len(metadatas) != n:
             raise ShapeError(f"metadatas has {len(metadatas)} entries but texts has {n}")
         if ids is not None and len(ids) != n:
             raise ShapeError(f"ids has {len(ids)} entries but texts has {n}")
+        for i, text in enumerate(texts):
+            _check_text_arg(text, f"texts[{i}]")
         if n == 0:
             return []
         metas = [
@@ -140,6 +147,9 @@ class SimpleVectorStore(StoreLifecycle):
                 "SimpleVectorStore does not implement rerank or hybrid search; call query() "
                 "without them (pure vector similarity)"
             )
+        _check_text_arg(text, "text")
+        if isinstance(n_results, bool) or not isinstance(n_results, int) or n_results < 1:
+            raise InvalidArgumentError(f"n_results must be a positive int, got {shown(n_results)}")
         vector = await self.embedding_function.embed_query(text)
         if await self._dimension() is None:
             return []
@@ -197,3 +207,9 @@ class SimpleVectorStore(StoreLifecycle):
             return None
         found = await self.vector_store.get(self.collection, [id])
         return found[0] if found else None
+
+
+def _check_text_arg(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"{name} must be a str, got {type(value).__name__}")
+    return check_text(value, field=name)

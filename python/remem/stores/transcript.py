@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
-from remem.errors import InvalidArgumentError
-from remem.models import TranscriptEntry, TranscriptSession
+from remem.errors import InvalidArgumentError, shown
+from remem.models import TranscriptEntry, TranscriptSession, check_text
 
 MAX_INT64 = 2**63 - 1
+MAX_SESSION_ID_CHARS = 512
+"""The longest session id (the models' ``Identifier`` limit)."""
 
 
 @runtime_checkable
@@ -94,6 +96,13 @@ def check_page(since_turn: int | None, limit: int | None) -> None:
 
 
 def check_session_id(session_id: object) -> str:
+    """``session_id`` if it is a storable id (a non-empty str of at most
+    :data:`MAX_SESSION_ID_CHARS`, no NUL or lone surrogate), else InvalidArgumentError — the one
+    session id rule every store and the controller apply."""
     if not isinstance(session_id, str) or not session_id:
-        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
-    return session_id
+        raise InvalidArgumentError(f"session_id must be a non-empty str, got {shown(session_id)}")
+    if len(session_id) > MAX_SESSION_ID_CHARS:
+        raise InvalidArgumentError(
+            f"session_id has {len(session_id)} characters; use at most {MAX_SESSION_ID_CHARS}"
+        )
+    return check_text(session_id, field="session_id")

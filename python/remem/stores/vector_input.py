@@ -19,6 +19,7 @@ from remem.errors import (
     InvalidArgumentError,
     NonFiniteError,
     ShapeError,
+    shown,
 )
 from remem.models import CollectionInfo, Metric, VectorMatch, check_metadata, check_text
 from remem.models.metadata import Scalar
@@ -42,12 +43,17 @@ class Batch:
 
 def check_id(value: object, *, field: str = "id") -> str:
     if not isinstance(value, str) or not value:
-        raise InvalidArgumentError(f"{field} must be a non-empty string, got {value!r}")
+        raise InvalidArgumentError(f"{field} must be a non-empty string, got {shown(value)}")
     if len(value) > MAX_ID_LENGTH:
         raise InvalidArgumentError(
             f"{field} is {len(value)} characters; ids are at most {MAX_ID_LENGTH}"
         )
     return check_text(value, field=field)
+
+
+def check_collection(name: object) -> str:
+    """A collection name every backend can look up, or InvalidArgumentError."""
+    return check_id(name, field="collection")
 
 
 def check_ids(ids: Sequence[str], *, unique: bool = True) -> list[str]:
@@ -67,7 +73,7 @@ def as_matrix(
     """``vectors`` as a finite float32 (n, dimension) C-contiguous array, or a typed error."""
     try:
         arr = np.asarray(vectors, dtype=np.float32)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise ShapeError(
             f"{field} must be a rectangular array of numbers ({exc}); give every row "
             f"{dimension} floats"
@@ -86,7 +92,27 @@ def as_matrix(
     if not np.isfinite(arr).all():
         bad = int(np.argwhere(~np.isfinite(arr))[0][0])
         raise NonFiniteError(f"{field}[{bad}] contains NaN or infinity; pass finite floats")
+    check_norms(arr, field=field)
     return np.ascontiguousarray(arr.reshape(arr.shape[0], dimension))
+
+
+MAX_NORM = float(np.sqrt(np.finfo(np.float32).max))
+"""The longest vector accepted (~1.8e19): beyond it the float32 sum of squares a cosine index
+computes overflows to infinity, and the vector could never be recalled."""
+
+
+def check_norms(matrix: NDArray[np.float32], *, field: str = "vectors") -> None:
+    """NonFiniteError when a row of the finite 2-d ``matrix`` is longer than :data:`MAX_NORM`."""
+    if matrix.size == 0:
+        return
+    norms = np.sqrt(np.square(matrix, dtype=np.float64).sum(axis=-1)).reshape(-1)
+    too_long = np.flatnonzero(norms >= MAX_NORM)
+    if too_long.size:
+        row = int(too_long[0])
+        raise NonFiniteError(
+            f"{field}[{row}] has length {norms[row]:.3g}, whose float32 norm overflows; "
+            f"scale it below {MAX_NORM:.3g} (embedders return unit-length vectors)"
+        )
 
 
 def prepare_batch(
@@ -122,7 +148,7 @@ def prepare_queries(info: CollectionInfo, vectors: object, k: int) -> NDArray[np
         raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
     try:
         arr = np.asarray(vectors, dtype=np.float32)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise ShapeError(f"query vectors must be a rectangular array of numbers ({exc})") from exc
     if arr.ndim == 1:
         arr = arr[None, :]

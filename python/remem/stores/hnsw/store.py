@@ -25,6 +25,7 @@ from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
+    check_collection,
     check_ids,
     check_reopen,
     for_metric,
@@ -431,7 +432,7 @@ class HnswVectorStore(StoreLifecycle):
         return size > self.config.scan_threshold
 
     def _state_of(self, name: str) -> Loaded:
-        state = self._loaded.get(name)
+        state = self._loaded.get(check_collection(name))
         if state is None:
             row = self._db().collection(name)
             pairs = self._db().labels(row.cid)

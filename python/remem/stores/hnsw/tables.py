@@ -22,7 +22,7 @@ from remem.errors import BackendError, NotFoundError
 from remem.models import CollectionInfo, Metric
 from remem.stores.filter_sql import compile_duckdb
 from remem.stores.filters import Filter
-from remem.stores.vector_input import Batch
+from remem.stores.vector_input import Batch, check_collection
 
 SCHEMA_VERSION = 1
 _BOUND_ROWS = 8
@@ -98,6 +98,7 @@ class VectorTables:
     # -- collections ---------------------------------------------------------------------------
 
     def collection(self, name: str) -> CollectionRow:
+        check_collection(name)
         rows = self.query(
             "SELECT cid, name, model_name, dimension, metric, generation, next_label "
             "FROM collections WHERE name = ?",

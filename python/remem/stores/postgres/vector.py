@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
-from remem.errors import DuplicateIdError, NotFoundError
+from remem.errors import DuplicateIdError, NotFoundError, shown
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.stores.filter_sql import compile_postgres
 from remem.stores.filters import Filter, parse_where
@@ -30,6 +30,7 @@ from remem.stores.postgres.vector_schema import (
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
+    check_collection,
     check_ids,
     check_reopen,
     for_metric,
@@ -96,6 +97,7 @@ class PgVectorStore(StoreLifecycle):
     async def _collection(
         self, conn: psycopg.AsyncConnection[Any], name: str, *, lock: bool = False
     ) -> PgCollection:
+        check_collection(name)
         cur = await conn.execute(
             "SELECT cid, name, model_name, dimension, metric, item_count "
             "FROM remem_vector_collections WHERE name = %s" + (" FOR UPDATE" if lock else ""),
@@ -104,7 +106,7 @@ class PgVectorStore(StoreLifecycle):
         row = await cur.fetchone()
         if row is None:
             raise NotFoundError(
-                f"no vector collection named {name!r}; create it with create_collection()"
+                f"no vector collection named {shown(name)}; create it with create_collection()"
             )
         cid, nm, model, dim, metric, count = row
         info = CollectionInfo(
@@ -166,7 +168,7 @@ class PgVectorStore(StoreLifecycle):
         info = CollectionInfo(
             name=name, model_name=model_name, dimension=dimension, metric=Metric(metric)
         )
-        async with self._conn(f"creating collection {name!r}") as conn:
+        async with self._conn(f"creating collection {shown(name)}") as conn:
             # No table lock: a writer holds its collection row FOR UPDATE and then updates it,
             # so a table lock taken here deadlocked against concurrent writers (found by the
             # two-process test). The unique name serialises concurrent creators instead.
@@ -197,7 +199,7 @@ class PgVectorStore(StoreLifecycle):
             return info
 
     async def get_collection(self, name: str) -> CollectionInfo:
-        async with self._conn(f"reading collection {name!r}") as conn:
+        async with self._conn(f"reading collection {shown(name)}") as conn:
             return (await self._collection(conn, name)).info
 
     async def list_collections(self) -> list[CollectionInfo]:
@@ -207,7 +209,7 @@ class PgVectorStore(StoreLifecycle):
             return [(await self._collection(conn, n)).info for n in sorted(names)]
 
     async def delete_collection(self, name: str) -> None:
-        async with self._conn(f"deleting collection {name!r}") as conn:
+        async with self._conn(f"deleting collection {shown(name)}") as conn:
             col = await self._collection(conn, name, lock=True)
             await conn.execute(sql.SQL("DROP TABLE {}").format(col.table))
             await conn.execute("DELETE FROM remem_vector_collections WHERE cid = %s", (col.cid,))
@@ -246,7 +248,7 @@ class PgVectorStore(StoreLifecycle):
         *,
         replace: bool,
     ) -> None:
-        async with self._conn(f"writing to collection {collection!r}") as conn:
+        async with self._conn(f"writing to collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection, lock=True)
             batch = prepare_batch(col.info, ids, vectors, documents, metadatas)
             if len(batch):
@@ -312,7 +314,7 @@ class PgVectorStore(StoreLifecycle):
 
     async def delete(self, collection: str, ids: Sequence[str]) -> int:
         wanted = sorted(set(check_ids(ids, unique=False)))
-        async with self._conn(f"deleting from collection {collection!r}") as conn:
+        async with self._conn(f"deleting from collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection, lock=True)
             if not wanted:
                 return 0
@@ -330,7 +332,7 @@ class PgVectorStore(StoreLifecycle):
 
     async def get(self, collection: str, ids: Sequence[str]) -> list[VectorItem]:
         wanted = check_ids(ids, unique=False)
-        async with self._conn(f"reading collection {collection!r}") as conn:
+        async with self._conn(f"reading collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection)
             cur = await conn.execute(
                 sql.SQL(
@@ -356,7 +358,7 @@ class PgVectorStore(StoreLifecycle):
 
     async def count(self, collection: str, *, where: Where | None = None) -> int:
         node = parse_where(where)
-        async with self._conn(f"counting collection {collection!r}") as conn:
+        async with self._conn(f"counting collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection)
             if node is None:
                 return col.info.count
@@ -399,7 +401,7 @@ class PgVectorStore(StoreLifecycle):
     ) -> list[list[tuple[Any, ...]]]:
         """Per query, ranked rows ``(id, score)`` — plus ``document, metadata`` with payload."""
         node = parse_where(where)
-        async with self._conn(f"querying collection {collection!r}") as conn:
+        async with self._conn(f"querying collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection)
             queries = for_metric(prepare_queries(col.info, vectors, k), col.info.metric)
             return [await self._query_one(conn, col, q, k, node, payload) for q in queries]
