@@ -1,8 +1,10 @@
 """Choose and ablate recall's ranking stages on the LoCoMo dev split (deterministic).
 
-    python benches/locomo_stages.py --data /work/shared/data/locomo-dev --out /tmp/stages
+    python benches/locomo_stages.py --data /work/shared/data/locomo-dev --out /tmp/stages \
+        [--embedder hashing|local] [--grid]
 
-Ingests each dev conversation ONCE (hashing embedder, turns + memories, remem's controller
+Ingests each dev conversation ONCE (``--embedder``: the hashing embedder, default, or the
+bundled MiniLM, ``local``; turns + memories, remem's controller
 defaults, usage weight 0 so no question's recall reorders the next's), then recalls every
 question of categories 1–4 under each variant by swapping the recall pipeline's config, and
 prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
@@ -20,7 +22,7 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   to the edge of its grid, so the grid was widened and a second pass run from where the first
   ended — the shipped values).
 
-Everything is deterministic: fixed data, fixed clock, the hashing embedder, fixed grids.
+Everything is deterministic: fixed data, fixed clock, a deterministic embedder, fixed grids.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 from remem.controller import ControllerConfig
 from remem.controller.stages import RecallStagesConfig
-from remem.embeddings import HashingEmbedder
+from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.eval.locomo import evidence_metrics, ingest_conversation, load_locomo
 from remem.eval.locomo.format import Conversation
 from remem.eval.locomo.ingest import IngestedConversation
@@ -50,6 +52,12 @@ def _controller(stages: RecallStagesConfig) -> ControllerConfig:
     base = ControllerConfig()
     inclusion = dataclasses.replace(base.inclusion, hit_weight=0.0)
     return dataclasses.replace(base, inclusion=inclusion, stages=stages)
+
+
+def _embedder(name: str) -> EmbeddingService:
+    if name == "local":
+        return SentenceTransformerEmbedder.bundled_minilm()
+    return HashingEmbedder()
 
 
 def _off() -> RecallStagesConfig:
@@ -127,13 +135,17 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grid", action="store_true", help="coordinate ascent over GRID")
     parser.add_argument("--knobs", default="", help="only these stage.knob entries of GRID")
     parser.add_argument("--expand-index", action="store_true", help="store neighbours' words")
+    parser.add_argument("--embedder", choices=("hashing", "local"), default="hashing")
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.expand_index:
         conversations = [_expanded(c) for c in conversations]
     convs = [
         await ingest_conversation(
-            c, args.out / "memories", embedder=HashingEmbedder(), controller=_controller(_off())
+            c,
+            args.out / "memories",
+            embedder=_embedder(args.embedder),
+            controller=_controller(_off()),
         )
         for c in conversations
     ]
