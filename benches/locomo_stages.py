@@ -12,7 +12,8 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
 * ``old``: the recall of before the stages (unbounded ``exp(-0.005 h)`` recency, no stages);
 * ``old-norecency``: the same with recency 0 (what ``remem bench locomo`` measured before);
 * ``default``: :class:`remem.controller.stages.RecallStagesConfig` as shipped;
-* ``-<stage>``: the default with one stage off (the ablation);
+* ``-<stage>``: the default with one stage off (the ablation; ``-neighbours.expand``: the
+  neighbours stage without its expansion);
 * ``--expand-index``: the alternative to the neighbours stage, measured: each turn is STORED
   with the words of the two turns before it and the one after (not down-weighted: FTS5 and
   ts_rank weigh one column alike), and recalled with the neighbours stage off;
@@ -116,15 +117,16 @@ def _expanded(conv: Conversation) -> Conversation:
 
 
 GRID: list[tuple[str, str, list[Any]]] = [
-    ("recency", "weight", [0.0, 0.05, 0.1, 0.2]),
-    ("neighbours", "weight", [0.3, 0.5, 0.7, 1.0]),
-    ("neighbours", "before", [2, 3, 4]),
+    ("recency", "weight", [0.0, 0.05, 0.1]),
+    ("neighbours", "weight", [0.2, 0.3, 0.5, 0.7]),
+    ("neighbours", "expand", [0, 5, 10, 20, 40]),
+    ("neighbours", "before", [1, 2, 3, 4]),
     ("neighbours", "after", [1, 2, 3]),
     ("neighbours", "depth_factor", [2, 3, 5]),
-    ("speaker", "boost", [0.5, 1.0, 2.0, 3.0]),
-    ("dates", "boost", [0.5, 1.0, 2.0]),
+    ("speaker", "boost", [1.0, 2.0, 3.0, 5.0]),
+    ("dates", "boost", [0.5, 1.0, 2.0, 3.0]),
     ("dates", "slack_days", [1.0, 3.0, 7.0]),
-    ("time_expressions", "boost", [0.1, 0.2, 0.5, 1.0]),
+    ("time_expressions", "boost", [0.2, 0.5, 1.0]),
 ]
 
 
@@ -191,6 +193,8 @@ async def main(argv: Sequence[str] | None = None) -> int:
                         best, score = trial, s
             print("best:", best)
         await run("chosen" if args.grid else "default", best)
+        no_expansion = dataclasses.replace(best.neighbours, expand=0)
+        await run("-neighbours.expand", dataclasses.replace(best, neighbours=no_expansion))
         for stage in ("recency", "neighbours", "speaker", "dates", "time_expressions"):
             await run(f"-{stage}", best.without(stage))
         await run(
