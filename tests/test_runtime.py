@@ -84,7 +84,8 @@ def test_describe_prints_effective_configuration(tmp_path: Path) -> None:
     assert "u:***@h" in text
     assert "recall.fusion = linear" in text
     assert "recall.features = fitted for the embedder" in text
-    assert "embeddings.model = remem-hashing" in text
+    assert "embeddings.provider = auto" in text
+    assert f"embeddings.model = {rt.embedder.model_name}" in text
     assert "lifecycle.decay_rate = 0.01" in text
 
 

@@ -16,7 +16,7 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     base_url = "https://..."      # optional: another server for that provider (proxy, local)
 
     [embeddings]
-    provider = "hashing"          # the lexical, offline default
+    provider = "auto"             # MiniLM when installed, else "hashing"; or "minilm"
     dimension = 384
 
     [recall]
@@ -96,10 +96,12 @@ class RuntimeConfig:
     backend: Backend = "embedded"
     dsn: str | None = None
     timezone: str = "UTC"
-    embedding_provider: str = "hashing"
-    """Still hashing: under ``auto`` (MiniLM) tests/companion/test_message_memories.py's
-    fact-said-in-passing no longer clears the semantic short-term floor (0.5); flip to ``auto``
-    once the floors/weights for MiniLM are fitted (issue 14 item 4, fusion half)."""
+    embedding_provider: str = "auto"
+    """``auto``: the bundled MiniLM when its weights are installed, else hashing. Measured in
+    one session: LoCoMo dev, categories 1-4, R@10 78.8 with MiniLM vs 75.0 with hashing;
+    ``remem eval --quick`` ``full`` context recall 93.5 % vs 75.3 %, stale-only 4.8 % vs
+    14.3 % (MiniLM with its own similarity floors,
+    :data:`remem.embeddings.sentence_transformer.MINILM_FLOORS`)."""
     embedding_dimension: int = 384
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     durability: Literal["normal", "full"] = "normal"

@@ -52,7 +52,8 @@ async def test_fusion_methods_on_the_synthetic_persona_set(make_stack: Factory) 
     (:mod:`remem.eval.locomo.fit`), gives full text most of the vote; on this set of paraphrased
     questions, where the lexical vectors carry more, it measured R@5 0.665 against RRF's 0.820
     (MRR 0.397 vs 0.383) — a known cost of fitting on real conversations, recorded in
-    :mod:`remem.controller.fusion`. This test pins the measurement so a change that makes it
+    :mod:`remem.controller.fusion` — and, with the stages and the neighbour expansion, 0.860
+    against 0.830 (MRR 0.510 vs 0.463). This test pins the measurement so a change that makes it
     worse fails, and keeps every method useful."""
     rrf = await measure(make_stack, "rrf", "rrf")
     weighted = await measure(make_stack, "weighted", "weighted")
@@ -64,8 +65,10 @@ async def test_fusion_methods_on_the_synthetic_persona_set(make_stack: Factory) 
     )
     assert min(rrf[1], weighted[1], linear[1]) > 0.3  # all are useful on a lexical embedder
     assert DEFAULT_FUSION == "linear"
-    assert rrf[1] >= weighted[1] - 0.02  # with stemming, weighted leads RRF by 1.5 points
-    assert linear[1] >= 0.66
+    # With the neighbour expansion (the best turn hits' neighbours join the candidates) every
+    # method gained here: R@5 rrf 0.820 -> 0.830, weighted 0.840 -> 0.915, linear 0.750 -> 0.860.
+    assert linear[1] >= 0.85
+    assert linear[1] >= rrf[1]
     assert linear[0] >= rrf[0]
 
 

@@ -215,3 +215,37 @@ def test_default_model_name_fingerprints_the_weights(tmp_path: Path, model_dir: 
     assert name.startswith("local:minilm:")
     assert len(name.split(":")[2]) == 16
     assert SentenceTransformerEmbedder(copy, backend="numpy").model_name == name
+
+
+async def test_minilm_floors_reach_the_collection_manager_through_a_cache(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    from remem.embeddings import CachedEmbedder
+    from remem.embeddings.sentence_transformer import MINILM_FLOORS
+    from remem.models import MemoryStage
+    from remem.staging import CollectionManager
+    from remem.stores.memory_vector import MemoryVectorStore
+
+    minilm = SentenceTransformerEmbedder.bundled_minilm()
+    assert minilm.recommended_floors == dict(MINILM_FLOORS)
+    # A fact said in passing and the question that needs it: about 0.41 with MiniLM, under the
+    # generic semantic floor (0.5) and over MiniLM's own short-term floor.
+    q, fact = await minilm.embed_documents(
+        ["What am I allergic to?", "Always check menus for shellfish, my allergy is no joke."]
+    )
+    cosine = float(q @ fact)
+    assert MINILM_FLOORS["short_term"] < cosine < 0.5
+    for embedder in (minilm, CachedEmbedder(minilm)):
+        manager = CollectionManager(MemoryVectorStore(), embedder)
+        assert manager.floors[MemoryStage.SHORT_TERM] == MINILM_FLOORS["short_term"]
+        assert manager.floors[MemoryStage.LONG_TERM] == MINILM_FLOORS["long_term"]
+    # Another model directory has no measured floors: the generic semantic ones apply.
+    other = SentenceTransformerEmbedder(model_dir)
+    assert other.recommended_floors is None
+    assert CachedEmbedder(other).recommended_floors is None
+
+
+@pytest.mark.parametrize("floors", [{"episodic": 0.2}, {"short_term": 1.5}, {"short_term": "low"}])
+def test_bad_floors_raise(model_dir: Path, floors: dict[str, object]) -> None:
+    with pytest.raises(ConfigError, match="floor"):
+        SentenceTransformerEmbedder(model_dir, recommended_floors=floors)  # type: ignore[arg-type]

@@ -147,6 +147,7 @@ class MemoryController:
             matcher=QueryEntityMatcher(self.resolver) if graph_scorer is not None else None,
             graph_scorer=graph_scorer,
             config=self.config,
+            transcript_store=transcript_store,
         )
         self._extraction: ExtractionQueue | None = None
         if extractor is not None:

@@ -42,7 +42,9 @@ memory is returned, once, with the better of the two full-text ranks — so two 
 utterance neither split its votes nor take two of the ``k`` places.
 
 Before fusion, full-text turn hits gain a share of their session neighbours' scores (the
-``neighbours`` stage; full text is searched ``depth_factor`` × deeper for it). After fusion,
+``neighbours`` stage; full text is searched ``depth_factor`` × deeper for it), and the
+neighbours of the best turn hits that full text missed are read from the transcript store (when
+the controller has one) and join the list with their share as their score. After fusion,
 ``final = fused × recency × usage × speaker × dates × time_expressions`` — bounded priors
 (:mod:`remem.controller.stages`): ``recency = 1 − a + a · exp(-recency_rate · hours since
 creation)`` never falls below ``1 − a`` (a = 0.05), so age re-orders near-ties and never buries a
@@ -68,6 +70,7 @@ from remem.controller.stages import (
     CandidateView,
     Keyed,
     NeighbourScored,
+    expand_neighbours,
     prior_factors,
     propagate_neighbours,
     query_cues,
@@ -87,9 +90,10 @@ from remem.models import (
 )
 from remem.models.base import trusted
 from remem.staging import STAGED, CollectionManager, StagedScore, record_metadata
-from remem.stores.episodic import EpisodicStore, search_many
+from remem.stores.episodic import EpisodicStore, search_many, turn_text
 from remem.stores.filters import Filter, matches
 from remem.stores.records import RecordStore
+from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import Where
 from remem.writebehind.direct import USER_CHARS_KEY
 
@@ -131,8 +135,10 @@ class RecallPipeline:
         matcher: QueryEntityMatcher | None,
         graph_scorer: GraphScorer | None,
         config: ControllerConfig,
+        transcript_store: TranscriptStore | None = None,
     ) -> None:
         self.records = record_store
+        self.transcripts = transcript_store
         self.episodic = episodic_store
         self.collections = collection_manager
         self.matcher = matcher
@@ -166,6 +172,10 @@ class RecallPipeline:
             self._texts(queries, text_depth, options),
             asyncio.gather(*(self._graph(q, depth, options, now) for q in queries)),
         )
+        if self.transcripts is not None and nb.enabled and nb.expand:
+            texts = list(
+                await asyncio.gather(*(expand_neighbours(t, nb, self._read_turns) for t in texts))
+            )
         # Neighbour shares re-rank the deeper list, which is then cut back to ``depth`` BEFORE
         # eligibility, so only the notes that can rank are read from the record store.
         ranked_texts = [propagate_neighbours(t, nb)[:depth] for t in texts]
@@ -199,6 +209,30 @@ class RecallPipeline:
             merged += [h for h in turns if h.kind is EpisodeKind.TURN]
             out.append(sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id)))
         return out
+
+    async def _read_turns(self, session_id: str, first: int, last: int) -> list[EpisodicHit]:
+        """Turns ``first..last`` of a session from the transcript, as score-0 turn hits."""
+        assert self.transcripts is not None
+        try:
+            entries = await self.transcripts.get_entries(
+                session_id, since_turn=first - 1, limit=last - first + 1
+            )
+        except NotFoundError:
+            return []
+        return [
+            EpisodicHit(
+                id=e.id,
+                kind=EpisodeKind.TURN,
+                session_id=e.session_id,
+                turn_number=e.turn_number,
+                text=turn_text(e),
+                score=0.0,
+                created_at=e.created_at,
+                metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)},
+            )
+            for e in entries
+            if turn_text(e)
+        ]
 
     async def _graph(
         self, query: str, depth: int, options: RecallOptions, now: datetime

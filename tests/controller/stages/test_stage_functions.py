@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, datetime, timedelta
 
@@ -18,6 +19,8 @@ from remem.controller.stages import (
     RecencyPriorConfig,
     SpeakerPriorConfig,
     asks_for_time,
+    expand_neighbours,
+    missing_neighbours,
     named_speakers,
     propagate_neighbours,
     question_windows,
@@ -96,6 +99,48 @@ def test_neighbours_lift_a_turn_between_matching_turns() -> None:
     off = propagate_neighbours(hits, NeighbourConfig(enabled=False))
     assert [n.hit.id for n in off] == [h.id for h in hits]
     assert all(n.share == 0 for n in off)
+
+
+def test_missing_neighbours_are_the_best_hits_windows_less_the_hits() -> None:
+    hits = [
+        _hit("a", "s1", 10, 3.0),
+        _hit("b", "s1", 11, 2.0),
+        _hit("note", "s1", None, 1.9, EpisodeKind.NOTE),
+        _hit("c", "s2", 1, 1.5),
+        _hit("d", "s1", 30, 1.0),  # the fourth turn hit: beyond expand=3, no window
+    ]
+    config = NeighbourConfig(before=2, after=1, expand=3)
+    # s1: 8, 9 before a; 12 after b (10, 11 are hits) -> one range; s2: turn 2 (no turn 0, -1)
+    assert missing_neighbours(hits, config) == [("s1", 8, 12), ("s2", 2, 2)]
+    far = [_hit("x", "s1", 5, 2.0), _hit("y", "s1", 50, 1.0)]
+    assert missing_neighbours(far, config) == [("s1", 3, 6), ("s1", 48, 51)]
+    assert missing_neighbours(hits, dataclasses.replace(config, expand=0)) == []
+    assert missing_neighbours(hits, dataclasses.replace(config, enabled=False)) == []
+    assert missing_neighbours([], config) == []
+
+
+async def test_expanded_neighbours_join_with_their_share_as_score() -> None:
+    hits = [_hit("q", "s1", 9, 2.0), _hit("q2", "s1", 11, 1.0)]
+    reads: list[tuple[str, int, int]] = []
+
+    async def read(session: str, first: int, last: int) -> list[EpisodicHit]:
+        reads.append((session, first, last))
+        # the transcript has turns 1..12 of s1; the reader's scores are ignored
+        return [_hit(f"t{n}", session, n, 9.0) for n in range(first, min(last, 12) + 1)]
+
+    config = NeighbourConfig(before=1, after=1, weight=0.5, expand=10)
+    grown = await expand_neighbours(hits, config, read)
+    assert reads == [("s1", 8, 12)]
+    # 9 and 11 are hits; 8, 10 and 12 are in a window; nothing else is added
+    assert [h.id for h in grown] == ["q", "q2", "t8", "t10", "t12"]
+    assert all(h.score == 0.0 for h in grown[2:])
+    by_id = {n.hit.id: n for n in propagate_neighbours(grown, config)}
+    assert by_id["t10"].score == pytest.approx(0.5 * (2.0 + 1.0))
+    assert by_id["t8"].score == pytest.approx(0.5 * 2.0)
+    assert by_id["q"].share == 0.0  # a score-0 neighbour adds nothing
+    off = await expand_neighbours(hits, dataclasses.replace(config, expand=0), read)
+    assert off == hits
+    assert reads == [("s1", 8, 12)]  # nothing read with the expansion off
 
 
 def test_speaker_named_only_when_some_not_all() -> None:
@@ -190,6 +235,8 @@ def test_conflicting_values_newest_wins() -> None:
         lambda: RecencyPriorConfig(weight=1.5),
         lambda: NeighbourConfig(before=-1),
         lambda: NeighbourConfig(depth_factor=0),
+        lambda: NeighbourConfig(expand=-1),
+        lambda: NeighbourConfig(expand=True),
         lambda: NeighbourConfig(weight=float("nan")),
         lambda: SpeakerPriorConfig(boost=-1),
         lambda: DatePriorConfig(slack_days=100),

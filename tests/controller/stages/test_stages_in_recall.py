@@ -72,6 +72,30 @@ async def test_neighbours_lift_the_answer_next_to_the_question(
         assert "neighbours" in hit.explanation
 
 
+@pytest.mark.parametrize("expand", [10, 0])
+async def test_neighbour_expansion_finds_a_reply_that_shares_no_word(
+    make_stack: Factory, expand: int
+) -> None:
+    stages = RecallStagesConfig()
+    nb = dataclasses.replace(stages.neighbours, expand=expand)
+    on = dataclasses.replace(ALL_OFF, neighbours=nb)
+    s = await make_stack(config=ControllerConfig(stages=on))
+    c = s.controller
+    for text in FILLER:
+        await c.record_turn("chat", text, "")
+    await c.record_turn("s1", "How was the grand opening of your dance studio?", "")
+    reply = await c.record_turn("s1", "Amazing night, I'll never forget a second of it", "")
+    await c.record_turn("s1", "Glad to hear", "")
+    ids = await _ids(s, "grand opening dance studio", k=10, stages=["episodic"])
+    assert (reply.id in ids) is (expand > 0)
+    if expand:
+        (hit,) = [
+            h for h in await c.recall("grand opening dance studio", k=10) if h.record.id == reply.id
+        ]
+        assert hit.signals["neighbours"] > 0
+        assert hit.record.text == "user: Amazing night, I'll never forget a second of it"
+
+
 @pytest.mark.parametrize("on", [True, False])
 async def test_speaker_prior_favours_the_named_participant(make_stack: Factory, on: bool) -> None:
     s = await make_stack(config=_only("speaker") if on else ControllerConfig(stages=ALL_OFF))

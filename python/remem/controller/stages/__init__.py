@@ -1,7 +1,7 @@
 """Recall's ranking stages after retrieval, each named, switchable and explained.
 
 * :mod:`~remem.controller.stages.neighbours` — full-text turn hits gain a share of their session
-  neighbours' scores (before fusion);
+  neighbours' scores, and the best hits' neighbours join the candidates (before fusion);
 * :mod:`~remem.controller.stages.recency` — bounded recency and usage priors;
 * :mod:`~remem.controller.stages.speaker` — a question naming a participant favours their turns;
 * :mod:`~remem.controller.stages.question_dates` — dates, months and relative times in a question
@@ -22,6 +22,9 @@ from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_con
 from remem.controller.stages.neighbours import (
     NeighbourConfig,
     NeighbourScored,
+    TurnReader,
+    expand_neighbours,
+    missing_neighbours,
     propagate_neighbours,
 )
 from remem.controller.stages.priors import (
@@ -55,7 +58,10 @@ __all__ = [
     "RecencyPriorConfig",
     "SpeakerPriorConfig",
     "TimeExpressionPriorConfig",
+    "TurnReader",
     "asks_for_time",
+    "expand_neighbours",
+    "missing_neighbours",
     "named_speakers",
     "prior_factors",
     "propagate_neighbours",

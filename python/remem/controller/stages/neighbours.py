@@ -8,35 +8,55 @@ by the result before fusion:
 
     score'(t) = score(t) + weight · Σ_{n ∈ neighbours(t) ∩ hits} max(score(n), 0)
 
-Only hits of the (deeper, ``depth_factor`` ×) full-text search take part, so the stage needs no
-store method beyond ``search`` and behaves the same on every backend (BM25 and ts_rank are both
-"higher is better"; the share is relative to the backend's own scale). Notes (memories) have no
-turn number and keep their score. Chosen over indexing each turn with its neighbours' words,
-which would change every store's tokenisation, by measurement (``benches/locomo_stages.py``).
+The hits of the (deeper, ``depth_factor`` ×) full-text search take part, and — the *expansion*
+(``expand``) — so do the neighbours of the first ``expand`` turn hits that the search did not
+return: the answer to "What did Jon plan for the grand opening?" is often a reply that shares no
+word with the question ("Tomorrow's gonna be an awesome night…"), which no full-text depth
+finds. :func:`expand_neighbours` reads those turns from the transcript (one range read per run
+of nearby turns of a session, through a reader the caller gives) and adds them with score 0, so
+their score is their share alone. BM25 and ts_rank are both "higher is better" and the share is
+relative to the backend's own scale, so the stage behaves alike on every backend. Notes
+(memories) have no turn number and keep their score. Chosen over indexing each turn with its
+neighbours' words, which would change every store's tokenisation, by measurement
+(``benches/locomo_stages.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from remem.errors import ConfigError
 from remem.models import EpisodeKind, EpisodicHit
 
-__all__ = ["NeighbourConfig", "NeighbourScored", "propagate_neighbours"]
+__all__ = [
+    "NeighbourConfig",
+    "NeighbourScored",
+    "TurnReader",
+    "expand_neighbours",
+    "missing_neighbours",
+    "propagate_neighbours",
+]
+
+TurnReader = Callable[[str, int, int], Awaitable[Sequence[EpisodicHit]]]
+"""``read(session_id, first, last)``: the session's turns numbered ``first..last`` (inclusive)
+as turn hits; a session or turn that does not exist is simply absent."""
 
 
 @dataclass(frozen=True)
 class NeighbourConfig:
     """``enabled``; ``before``/``after``: how many turns either side count; ``weight``: each
     neighbour's share; ``depth_factor``: the full-text search runs this many times deeper
-    than the other retrievers so neighbours are found (the list is cut back afterwards)."""
+    than the other retrievers so neighbours are found (the list is cut back afterwards);
+    ``expand``: the neighbours of this many of the best turn hits are read from the transcript
+    when the search missed them (0: only hits take part)."""
 
     enabled: bool = True
     before: int = 2
     after: int = 2
     weight: float = 0.5
     depth_factor: int = 3
+    expand: int = 10
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
@@ -50,6 +70,9 @@ class NeighbourConfig:
             raise ConfigError(f"neighbours.depth_factor must be an integer in 1..20, got {f!r}")
         if not (isinstance(self.weight, int | float) and 0.0 <= self.weight <= 1.0):
             raise ConfigError(f"neighbours.weight is {self.weight!r}; use a number in [0, 1]")
+        e = self.expand
+        if isinstance(e, bool) or not isinstance(e, int) or not 0 <= e <= 100:
+            raise ConfigError(f"neighbours.expand must be an integer in 0..100, got {e!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +111,73 @@ def propagate_neighbours(
         out.append((-(h.score + share), i, NeighbourScored(h, h.score + share, share)))
     out.sort(key=lambda t: (t[0], t[1]))
     return [t[2] for t in out]
+
+
+def _position(h: EpisodicHit) -> tuple[str, int] | None:
+    if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
+        return h.session_id, h.turn_number
+    return None
+
+
+def _windows(hits: Sequence[EpisodicHit], config: NeighbourConfig) -> set[tuple[str, int]]:
+    """The positions around the first ``config.expand`` turn hits (turn numbers from 1)."""
+    out: set[tuple[str, int]] = set()
+    seeds = [p for h in hits if (p := _position(h)) is not None][: config.expand]
+    for session, n in seeds:
+        out.update((session, m) for m in range(max(1, n - config.before), n + config.after + 1))
+    return out
+
+
+def missing_neighbours(
+    hits: Sequence[EpisodicHit], config: NeighbourConfig
+) -> list[tuple[str, int, int]]:
+    """The ``(session_id, first, last)`` turn ranges to read for the expansion: the window of
+    each of the first ``config.expand`` turn hits, less the turns already hit, nearby turns of
+    one session merged into one range (so a run of hits costs one read). Sorted; empty when
+    the stage or the expansion is off.
+
+    >>> from datetime import UTC, datetime
+    >>> t = lambda n: EpisodicHit(id=f"t{n}", kind=EpisodeKind.TURN, session_id="s",
+    ...     turn_number=n, text="x", score=1.0, created_at=datetime(2024, 1, 1, tzinfo=UTC))
+    >>> missing_neighbours([t(5), t(6)], NeighbourConfig(before=1, after=1))
+    [('s', 4, 7)]
+    """
+    if not config.enabled or config.expand == 0 or (config.before == 0 and config.after == 0):
+        return []
+    hit = {p for h in hits if (p := _position(h)) is not None}
+    wanted: dict[str, set[int]] = {}
+    for session, n in _windows(hits, config):
+        if (session, n) not in hit:
+            wanted.setdefault(session, set()).add(n)
+    ranges: list[tuple[str, int, int]] = []
+    for session in sorted(wanted):
+        numbers = sorted(wanted[session])
+        first = last = numbers[0]
+        for m in numbers[1:]:
+            if m - last > config.before + config.after + 1:
+                ranges.append((session, first, last))
+                first = m
+            last = m
+        ranges.append((session, first, last))
+    return ranges
+
+
+async def expand_neighbours(
+    hits: Sequence[EpisodicHit], config: NeighbourConfig, read: TurnReader
+) -> list[EpisodicHit]:
+    """``hits`` followed by the missing neighbours (:func:`missing_neighbours`) that ``read``
+    returns, each with score 0 (a turn read in a merged range but in no window is dropped),
+    in ``(session, turn)`` order; :func:`propagate_neighbours` then gives them their share."""
+    ranges = missing_neighbours(hits, config)
+    if not ranges:
+        return list(hits)
+    hit = {p for h in hits if (p := _position(h)) is not None}
+    near = _windows(hits, config)
+    out = list(hits)
+    for session, first, last in ranges:
+        for turn in await read(session, first, last):
+            p = _position(turn)
+            if p is not None and p in near and p not in hit:
+                hit.add(p)
+                out.append(turn.model_copy(update={"score": 0.0}))
+    return out
