@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from remem.reference.hashing_embedder import PERSON
+from remem.hashing_constants import PERSON
 
 __all__ = ["DEFAULT_MAX_TOKENS", "TokenHashCache"]
 

@@ -13,13 +13,11 @@ from numpy.typing import NDArray
 from remem.embeddings._checks import check_text, check_texts, first_row
 from remem.embeddings._token_hashes import TokenHashCache
 from remem.errors import ConfigError
+from remem.hashing_constants import MAX_CHAR_NGRAM, MAX_NGRAM, TOKEN_RE
 from remem.kernels.hashembed import hash_embed_tokens
-from remem.reference import hashing_embedder as spec
 
 __all__ = ["HashingEmbedder"]
 
-_MAX_NGRAM = 8
-_MAX_CHAR_NGRAM = 12
 # Below this many characters a batch is hashed on the event loop: a thread hop costs more.
 _OFFLOAD_MIN_CHARS = 32_768
 
@@ -64,15 +62,15 @@ class HashingEmbedder:
         if not isinstance(self.dimension, int) or not 2 <= self.dimension <= 1 << 20:
             raise ConfigError(f"dimension must be an int in [2, 1048576], got {self.dimension!r}")
         lo, hi = self.ngram_range
-        if not 1 <= lo <= hi <= _MAX_NGRAM:
+        if not 1 <= lo <= hi <= MAX_NGRAM:
             raise ConfigError(
-                f"ngram_range must satisfy 1 <= lo <= hi <= {_MAX_NGRAM}, got {self.ngram_range}"
+                f"ngram_range must satisfy 1 <= lo <= hi <= {MAX_NGRAM}, got {self.ngram_range}"
             )
         if self.char_ngrams is not None:
             clo, chi = self.char_ngrams
-            if not 1 <= clo <= chi <= _MAX_CHAR_NGRAM:
+            if not 1 <= clo <= chi <= MAX_CHAR_NGRAM:
                 raise ConfigError(
-                    f"char_ngrams must be None or satisfy 1 <= lo <= hi <= {_MAX_CHAR_NGRAM}, "
+                    f"char_ngrams must be None or satisfy 1 <= lo <= hi <= {MAX_CHAR_NGRAM}, "
                     f"got {self.char_ngrams}"
                 )
         if not isinstance(self.seed, int) or not 0 <= self.seed < 1 << 64:
@@ -118,7 +116,7 @@ class HashingEmbedder:
     def _encode(self, texts: list[str]) -> NDArray[np.float32]:
         # The kernel's rows are finite float32 of the right shape by construction (tested), so
         # the output check the other embedders need would only add ~5 µs to every remember().
-        normalize, findall = unicodedata.normalize, spec.TOKEN_RE.findall
+        normalize, findall = unicodedata.normalize, TOKEN_RE.findall
         cache = self._hashes
         return hash_embed_tokens(
             [findall(normalize("NFKC", t).casefold()) for t in texts],

@@ -40,22 +40,22 @@ import struct
 from collections.abc import Sequence
 
 from remem.errors import InvalidArgumentError, ShapeError
-from remem.reference.hashing_embedder import (
+from remem.hashing_constants import (
     CHAR_WEIGHT,
     FNV_OFFSET,
     FNV_PRIME,
     GOLDEN,
     MASK,
+    MAX_CHAR_NGRAM,
+    MAX_NGRAM,
     NGRAM_WEIGHT,
     WORD_WEIGHT,
-    mix,
 )
+from remem.reference.hashing_embedder import mix
 
 __all__ = ["hash_embed"]
 
 MAX_DIMENSION = 1 << 20
-MAX_NGRAM = 8
-MAX_CHAR_NGRAM = 12
 
 
 def _check_range(name: str, value: tuple[int, int], top: int) -> None:

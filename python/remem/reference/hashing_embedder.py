@@ -28,21 +28,24 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["embed_text", "embed_texts", "mix", "token_hash", "tokens_of"]
+# The constants live in production's module (the embedder must not import this oracle) and are
+# stated in the docstring above; the formulas below are the specification.
+from remem.hashing_constants import (
+    CHAR_WEIGHT,
+    FNV_OFFSET,
+    FNV_PRIME,
+    GOLDEN,
+    MASK,
+    NGRAM_WEIGHT,
+    PERSON,
+    TOKEN_RE,
+    WORD_WEIGHT,
+)
 
-MASK = (1 << 64) - 1
-GOLDEN = 0x9E3779B97F4A7C15
-FNV_OFFSET = 0xCBF29CE484222325
-FNV_PRIME = 0x100000001B3
-WORD_WEIGHT = 1.0
-NGRAM_WEIGHT = 0.7
-CHAR_WEIGHT = 0.35
-PERSON = b"remem-hash-v1"
-TOKEN_RE = re.compile(r"\w+|[^\w\s]+")
+__all__ = ["embed_text", "embed_texts", "mix", "token_hash", "tokens_of"]
 
 
 def mix(x: int) -> int:
