@@ -39,6 +39,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from remem import hashing_constants as consts
 from remem.embeddings import CachedEmbedder, HashingEmbedder, SentenceTransformerEmbedder
 from remem.reference import hashing_embedder as spec
 
@@ -122,7 +123,7 @@ _U64 = np.uint64
 
 
 def _mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    z = x + _U64(spec.GOLDEN)
+    z = x + _U64(consts.GOLDEN)
     z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
     return z ^ (z >> _U64(31))
@@ -143,7 +144,7 @@ class NumpyHashing:
     seed: int = 0
 
     def _token_hashes(self, tokens: list[str]) -> NDArray[np.uint64]:
-        key, person = self.seed.to_bytes(8, "little"), spec.PERSON
+        key, person = self.seed.to_bytes(8, "little"), consts.PERSON
         return np.fromiter(
             (
                 int.from_bytes(
@@ -158,7 +159,7 @@ class NumpyHashing:
 
     def encode(self, texts: list[str]) -> NDArray[np.float32]:
         n, d = len(texts), self.dimension
-        normalize, findall = unicodedata.normalize, spec.TOKEN_RE.findall
+        normalize, findall = unicodedata.normalize, consts.TOKEN_RE.findall
         token_lists = [findall(normalize("NFKC", t).casefold()) for t in texts]
         lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
         flat = list(chain.from_iterable(token_lists))
@@ -168,7 +169,7 @@ class NumpyHashing:
         occ_rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
         occ_hash = self._token_hashes(uniq)[ids]
         empty = np.flatnonzero(lengths == 0)
-        parts = [(empty, np.repeat(self._token_hashes([""]), empty.size), spec.WORD_WEIGHT)]
+        parts = [(empty, np.repeat(self._token_hashes([""]), empty.size), consts.WORD_WEIGHT)]
         lo, hi = self.ngram_range
         for k in range(lo, hi + 1):
             m = ids.size - k + 1
@@ -176,14 +177,14 @@ class NumpyHashing:
                 continue
             h = occ_hash[:m].copy()
             for j in range(1, k):
-                h = _mix((h * _U64(spec.GOLDEN)) ^ occ_hash[j : j + m])
+                h = _mix((h * _U64(consts.GOLDEN)) ^ occ_hash[j : j + m])
             same = occ_rows[:m] == occ_rows[k - 1 :]
-            parts.append((occ_rows[:m][same], h[same], spec.NGRAM_WEIGHT if k > 1 else 1.0))
+            parts.append((occ_rows[:m][same], h[same], consts.NGRAM_WEIGHT if k > 1 else 1.0))
         if self.char_ngrams is not None and uniq:
             ptr, feats = self._char_features(uniq)
             count = np.diff(ptr)[ids]
             index = np.repeat(ptr[:-1][ids], count) + _ranges(count)
-            parts.append((np.repeat(occ_rows, count), feats[index], spec.CHAR_WEIGHT))
+            parts.append((np.repeat(occ_rows, count), feats[index], consts.CHAR_WEIGHT))
         rows = np.concatenate([r for r, _, _ in parts])
         hashes = np.concatenate([h for _, h, _ in parts])
         signed = np.concatenate([np.full(r.size, w, dtype=np.float64) for r, _, w in parts])
@@ -201,14 +202,14 @@ class NumpyHashing:
         plens = np.fromiter(map(len, padded), dtype=np.int64, count=len(padded))
         codes = np.frombuffer("".join(padded).encode("utf-32-le"), dtype=np.uint32).astype(_U64)
         tok_start = np.cumsum(plens) - plens
-        basis = _U64(spec.FNV_OFFSET ^ spec.mix(self.seed))
+        basis = _U64(consts.FNV_OFFSET ^ spec.mix(self.seed))
         owners, feats = [], []
         for size in range(self.char_ngrams[0], self.char_ngrams[1] + 1):
             counts = np.maximum(plens - size + 1, 0)
             starts = np.repeat(tok_start, counts) + _ranges(counts)
             h = np.full(starts.size, basis, dtype=_U64)
             for j in range(size):
-                h = (h ^ codes[starts + j]) * _U64(spec.FNV_PRIME)
+                h = (h ^ codes[starts + j]) * _U64(consts.FNV_PRIME)
             owners.append(np.repeat(np.arange(len(tokens), dtype=np.int64), counts))
             feats.append(_mix(h))
         owner = np.concatenate(owners)
