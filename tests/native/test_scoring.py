@@ -114,6 +114,30 @@ def test_fused_matches_reference(
     assert np.all((got.promotion >= 0) & (got.promotion <= 1 + 1e-12))
 
 
+@EXAMPLES
+@given(st.lists(item, min_size=1, max_size=30), rates, st.floats(0, 0.05), st.floats(0, 1))
+def test_scalar_forms_equal_the_batch_kernels(
+    items: list[tuple[Any, ...]], rate: float, recency: float, hit_weight: float
+) -> None:
+    """decayed / inclusion_score (the lifecycle's and recall's one-item forms) == the kernels."""
+    cols: list[Any] = list(zip(*items, strict=True))
+    args = [np.array(c, dtype=np.int64 if k in (3, 5) else np.float64) for k, c in enumerate(cols)]
+    kw = {"now": NOW, "decay_rate": rate, "recency_rate": recency, "hit_weight": hit_weight}
+    batch = native.fused_scores(*args, **kw)
+    base, ref_t, created, hits, _, _, sim = cols
+    for i in range(len(items)):
+        hours_ref, hours_created = (NOW - ref_t[i]) / HOUR, (NOW - created[i]) / HOUR
+        _close(native.decayed(base[i], hours_ref, rate), batch.decay[i])
+        one = native.inclusion_score(
+            sim[i], hours_created, hits[i], recency_rate=recency, hit_weight=hit_weight
+        )
+        _close(one, batch.inclusion[i])
+        parts = native.recency_factor(hours_created, recency) * native.usage_factor(
+            hits[i], hit_weight
+        )
+        _close(sim[i] * parts, one)
+
+
 def test_fused_large_input_crosses_chunks_and_threads() -> None:
     rng = np.random.default_rng(7)
     n = 250_003  # above the parallel threshold and not a multiple of the chunk size

@@ -7,10 +7,16 @@ vectorised range-reduction + polynomial exp with relative error ≤ 1e-14 on [-7
 Times are float64 UNIX seconds; a reference time in the future (clock skew) counts as age 0.
 Inputs are converted here (one copy at most) to contiguous float64 / int64; the native module
 itself rejects any other dtype or layout.
+
+This module is the one Python home of the scoring rules: the scalar forms below
+(:func:`decayed`, :func:`recency_factor`, :func:`usage_factor`, :func:`inclusion_score`) are
+the per-item formulas of the native batch kernels, used where one item is scored at a time (the
+lifecycle's scalar methods, recall's priors) so no other module writes them out again.
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -20,7 +26,17 @@ from remem import _native
 from remem.errors import DTypeError, InvalidArgumentError, NonFiniteError
 from remem.kernels._ints import float_array, real
 
-__all__ = ["FusedScores", "decay_scores", "exp_fast", "fused_scores", "reinforce_scores"]
+__all__ = [
+    "FusedScores",
+    "decay_scores",
+    "decayed",
+    "exp_fast",
+    "fused_scores",
+    "inclusion_score",
+    "recency_factor",
+    "reinforce_scores",
+    "usage_factor",
+]
 
 
 class FusedScores(NamedTuple):
@@ -55,6 +71,45 @@ def _i64(x: ArrayLike, name: str) -> NDArray[np.int64]:
 def exp_fast(x: ArrayLike) -> NDArray[np.float64]:
     """The native vectorised ``exp``: rel. error ≤ 1e-14 on [-708, 709]; below 0.0, above +inf."""
     return _native.exp_fast(_f64(x))
+
+
+def decayed(base: float, hours: float, decay_rate: float) -> float:
+    """One item of :func:`decay_scores`: ``clamp(base · exp(-decay_rate · max(hours, 0)), 0, 1)``.
+
+    >>> round(decayed(1.0, 72.0, 0.01), 3)
+    0.487
+    """
+    return min(1.0, max(0.0, base * math.exp(-decay_rate * max(0.0, hours))))
+
+
+def recency_factor(hours: float, rate: float) -> float:
+    """Inclusion's recency term ``exp(-rate · max(hours, 0))`` (hours since creation).
+
+    >>> recency_factor(0.0, 0.005)
+    1.0
+    """
+    return math.exp(-rate * max(0.0, hours))
+
+
+def usage_factor(hits: int, hit_weight: float) -> float:
+    """Inclusion's usage term ``1 + hit_weight · ln(1 + hits)``; a negative count counts 0.
+
+    >>> usage_factor(0, 0.1)
+    1.0
+    """
+    return 1.0 + hit_weight * math.log1p(max(0, hits))
+
+
+def inclusion_score(
+    similarity: float, hours: float, hits: int, *, recency_rate: float, hit_weight: float
+) -> float:
+    """One item of :func:`fused_scores`' inclusion output:
+    ``similarity · recency_factor(hours, recency_rate) · usage_factor(hits, hit_weight)``.
+
+    >>> inclusion_score(0.9, 0.0, 0, recency_rate=0.005, hit_weight=0.1)
+    0.9
+    """
+    return similarity * recency_factor(hours, recency_rate) * usage_factor(hits, hit_weight)
 
 
 def decay_scores(

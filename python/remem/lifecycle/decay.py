@@ -93,7 +93,7 @@ class DecayCalculator:
         base = _finite("score", score)
         t_now = now_or(now)
         age = hours_between(t_now, epoch_seconds(last_access, "last_access"))
-        return min(1.0, max(0.0, base * math.exp(-self.config.decay_rate * age)))
+        return scoring.decayed(base, age, self.config.decay_rate)
 
     def reinforce(
         self, score: float, last_access: datetime, now: datetime | None = None

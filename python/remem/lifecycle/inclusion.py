@@ -60,8 +60,8 @@ class LongTermInclusionScorer:
             raise NonFiniteError(f"similarity is {similarity}; pass a finite number")
         age = hours_between(now_or(now), epoch_seconds(created_at, "created_at"))
         c = self.config
-        return (
-            similarity * math.exp(-c.recency_rate * age) * (1.0 + c.hit_weight * math.log1p(hits))
+        return scoring.inclusion_score(
+            similarity, age, hits, recency_rate=c.recency_rate, hit_weight=c.hit_weight
         )
 
     def score_batch(

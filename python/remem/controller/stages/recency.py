@@ -13,7 +13,8 @@ tie-break, which is what it should be (under RRF that is still a few ranks: 1/61
 Between memories that state *different values of one keyed fact* recency still decides outright
 (:mod:`remem.controller.stages.conflicts`). ``rate`` and ``hit_weight`` stay those of
 :class:`remem.lifecycle.InclusionScorerConfig` (the spec's inclusion scorer, which still gates
-long-term inclusion where the spec uses it).
+long-term inclusion where the spec uses it), and the unbounded terms are that scorer's own
+(:func:`remem.kernels.scoring.recency_factor`, :func:`~remem.kernels.scoring.usage_factor`).
 
 >>> round(recency_prior(24 * 180, rate=0.005, weight=0.1), 3)
 0.9
@@ -23,10 +24,10 @@ long-term inclusion where the spec uses it).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from remem.errors import ConfigError
+from remem.kernels import scoring
 
 __all__ = ["DEFAULT_RECENCY_WEIGHT", "RecencyPriorConfig", "recency_prior", "usage_prior"]
 
@@ -54,7 +55,7 @@ class RecencyPriorConfig:
 
 def recency_prior(hours: float, *, rate: float, weight: float) -> float:
     """``1 − weight + weight · exp(−rate · max(hours, 0))``; never below ``1 − weight``."""
-    return 1.0 - weight + weight * math.exp(-rate * max(0.0, hours))
+    return 1.0 - weight + weight * scoring.recency_factor(hours, rate)
 
 
 def usage_prior(access_count: int, *, hit_weight: float, bounded: bool = True) -> float:
@@ -63,4 +64,4 @@ def usage_prior(access_count: int, *, hit_weight: float, bounded: bool = True) -
     if bounded:
         # 1 + w − w/(1+n) (= 1 + w·n/(1+n)): each step is monotone in n after rounding too.
         return 1.0 + (hit_weight - hit_weight / (1.0 + n))  # inner part exactly 0 at n = 0
-    return 1.0 + hit_weight * math.log1p(n)
+    return scoring.usage_factor(n, hit_weight)
