@@ -45,6 +45,7 @@ from remem.controller import Extractor, MemoryController
 from remem.errors import ConfigError, InvalidArgumentError, NotFoundError, StoreClosedError
 from remem.models import MemoryKind, TranscriptEntry
 from remem.runtime import Runtime
+from remem.stores.transcript import check_session_id
 
 __all__ = ["Companion", "TurnResult"]
 
@@ -311,5 +312,4 @@ class Companion:
             raise StoreClosedError(f"{self.name} was closed; create a new companion")
         if not isinstance(message, str) or not message.strip():
             raise InvalidArgumentError("the user message must be a non-empty string")
-        if not isinstance(session_id, str) or not session_id:
-            raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+        check_session_id(session_id)

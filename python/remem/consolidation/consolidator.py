@@ -60,6 +60,7 @@ from remem.failures import BackgroundFailure
 from remem.graph.index import MERGED_INTO
 from remem.models import Clock, DaySummary, Entity, MemoryRecord, Relationship
 from remem.stores.episodic import load_timezone
+from remem.stores.transcript import check_session_id
 
 
 class MemoryConsolidator:
@@ -208,8 +209,7 @@ class MemoryConsolidator:
 
     async def summarise_days(self, session_id: str) -> SummaryRun:
         """Write the missing or stale day summaries of ``session_id`` (see :mod:`.days`)."""
-        if not isinstance(session_id, str) or not session_id:
-            raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
+        check_session_id(session_id)
         run = await self._days.run(session_id)
         for f in run.failures:
             self.controller.record_failure(

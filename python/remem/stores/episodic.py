@@ -14,6 +14,7 @@ from remem.models import DaySummary, EpisodicHit, TranscriptEntry
 from remem.models.metadata import Scalar, check_metadata
 from remem.models.text import check_text
 from remem.models.time import require_aware
+from remem.stores.transcript import check_session_id
 
 
 @runtime_checkable
@@ -145,7 +146,7 @@ def check_note(
     if not isinstance(created_at, datetime):
         raise InvalidArgumentError(f"created_at must be a datetime, got {created_at!r}")
     if session_id is not None:
-        check_search_session(session_id)
+        check_session_id(session_id)
     return NoteInput(
         note_id=note_id,
         text=text,
@@ -172,13 +173,6 @@ def check_notes(notes: object) -> list[NoteInput]:
         except InputError as exc:
             raise type(exc)(f"note {i}: {exc}") from exc
     return out
-
-
-def check_search_session(session_id: object) -> str:
-    if not isinstance(session_id, str) or not session_id:
-        raise InvalidArgumentError(f"session_id must be a non-empty str, got {session_id!r}")
-    check_text(session_id, field="session_id")
-    return session_id
 
 
 def check_search(

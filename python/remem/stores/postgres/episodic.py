@@ -18,7 +18,6 @@ from remem.stores.episodic import (
     check_note,
     check_notes,
     check_search,
-    check_search_session,
     check_summary,
     group_by_day,
     load_timezone,
@@ -30,7 +29,7 @@ from remem.stores.postgres.lazy_pool import LazyPool
 from remem.stores.postgres.migrations import Migration
 from remem.stores.postgres.search_identity import IDENTITY_MIGRATION_SQL, ensure_search_identity
 from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
-from remem.stores.transcript import check_entries
+from remem.stores.transcript import check_entries, check_session_id
 
 MIGRATIONS = (
     Migration(
@@ -208,7 +207,7 @@ class PostgresEpisodicStore(StoreLifecycle):
         self._check_open()
         query, limit, since, until = check_search(query, limit, since, until)
         if session_id is not None:
-            check_search_session(session_id)
+            check_session_id(session_id)
         terms = self.full_text.query_terms(query)
         if not terms or limit == 0:
             return []
@@ -267,7 +266,7 @@ class PostgresEpisodicStore(StoreLifecycle):
 
     async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]:
         self._check_open()
-        check_search_session(session_id)
+        check_session_id(session_id)
         rows = await self._fetch(
             "SELECT id, session_id, turn_number, user_message, assistant_message, created_at, "
             "metadata FROM remem_episodes WHERE session_id = %s AND kind = 'turn' "
@@ -315,7 +314,7 @@ class PostgresEpisodicStore(StoreLifecycle):
 
     async def get_day_summaries(self, session_id: str) -> list[DaySummary]:
         self._check_open()
-        check_search_session(session_id)
+        check_session_id(session_id)
         rows = await self._fetch(
             "SELECT session_id, timezone, day, text, turn_count, first_turn, last_turn, "
             "created_at FROM remem_day_summaries WHERE session_id = %s AND timezone = %s "

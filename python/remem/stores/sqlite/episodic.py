@@ -17,7 +17,6 @@ from remem.stores.episodic import (
     check_note,
     check_notes,
     check_search,
-    check_search_session,
     check_summary,
     group_by_day,
     load_timezone,
@@ -35,7 +34,7 @@ from remem.stores.sqlite.embedded import (
 from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
 from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.sqlite.search_identity import IDENTITY_SCHEMA, ensure_search_identity
-from remem.stores.transcript import check_entries
+from remem.stores.transcript import check_entries, check_session_id
 
 _IMMUTABLE = """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable
     BEFORE UPDATE ON episodic_items BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END"""
@@ -319,7 +318,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
 
     async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]:
         self._check_open()
-        check_search_session(session_id)
+        check_session_id(session_id)
 
         def read(conn: sqlite3.Connection) -> list[TranscriptEntry]:
             cur = conn.execute(
@@ -363,7 +362,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
 
     async def get_day_summaries(self, session_id: str) -> list[DaySummary]:
         self._check_open()
-        check_search_session(session_id)
+        check_session_id(session_id)
         sql = (
             "SELECT session_id, timezone, day, text, turn_count, first_turn, last_turn, "
             "created_at_us FROM episodic_day_summaries WHERE session_id = ? AND timezone = ? "
@@ -401,7 +400,7 @@ def _request(
     """The validated search; None when it can find nothing."""
     query, limit, since, until = check_search(query, limit, since, until)
     if session_id is not None:
-        check_search_session(session_id)
+        check_session_id(session_id)
     terms = full_text.query_terms(query)
     if not terms or limit == 0:
         return None
