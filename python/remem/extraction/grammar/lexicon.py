@@ -224,7 +224,8 @@ VERB_STARTS = words(
     "joining adopted switched went gone broke split gave giving handed lost married turned "
     "relocated relocating working work studying graduated dropped took taking picked bought "
     "renamed shelved scrapped stopped rescued walked had having became become doing done "
-    "been living"
+    "been living signed signing enrolled booked tried trying ordered found showed spent watched "
+    "trained dealing"
 )
 """Capitalised words at the start of a clause that are verbs with the subject left out
 ("Moving to Denver next month"), not names."""
