@@ -225,3 +225,13 @@ def test_a_diet_from_now_on_and_a_capitalised_verb_that_is_no_person() -> None:
     # "Tried" opening a clause is a verb, never a person who "is vegan"
     assert facts("Tried a vegan recipe from a video, surprisingly good.") == set()
     assert facts("Ordered jollof rice again tonight") == set()
+
+
+def test_a_first_or_last_day_at_a_workplace_starts_or_ends_the_employer() -> None:
+    assert facts("first week at stonebridge was wild") == {
+        ("user", "employer", "stonebridge", "set")
+    }
+    assert facts("First day at Globex tomorrow!") == {("user", "employer", "Globex", "set")}
+    assert facts("My last day at Acme is Friday") == {("user", "employer", "Acme", "end")}
+    assert facts("my first week at uni was fun") == set()  # a school is no employer
+    assert facts("first week at home with the baby") == set()
