@@ -235,3 +235,12 @@ def test_a_first_or_last_day_at_a_workplace_starts_or_ends_the_employer() -> Non
     assert facts("My last day at Acme is Friday") == {("user", "employer", "Acme", "end")}
     assert facts("my first week at uni was fun") == set()  # a school is no employer
     assert facts("first week at home with the baby") == set()
+
+
+def test_a_weekday_opening_a_clause_is_when_not_who_and_a_badge_handed_in_is_notice() -> None:
+    assert facts("Handed in my badge at Oakmere School. Monday I start at Copperleaf Games!") == {
+        ("user", "employer", "Oakmere School", "end"),
+        ("user", "employer", "Copperleaf Games", "set"),
+    }
+    assert facts("Tomorrow I start at Globex") == {("user", "employer", "Globex", "set")}
+    assert facts("Monday was awful") == set()

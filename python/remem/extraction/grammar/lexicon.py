@@ -121,7 +121,7 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "quit quitting stopped stop stopping gave give giving given ditched ditching dropped "
             "cut kicked"
         ),
-        "notice": words("notice resignation"),
+        "notice": words("notice resignation badge"),
         "job_noun": words("job position role internship gig post placement contract"),
         "det": words("a an the my our this that"),
         "my": words("my our"),
