@@ -254,6 +254,23 @@ def test_a_text_said_after_the_value_ended_or_a_part_of_a_word_is_not_earlier() 
     assert timeline.earlier_in_text("Acmeville is lovely.", T0 + timedelta(days=3)) == []
 
 
+def test_a_value_of_another_persons_fact_is_matched_only_in_a_text_naming_them() -> None:
+    def dana(i: int, value: str, day: int, **changes: object) -> MemoryRecord:
+        r = _employer(i, value, day, **changes)
+        return r.model_copy(update={"metadata": {**r.metadata, "subject": "dana"}})
+
+    meridian = dana(1, "Meridian", 0, superseded_by="rec-00002", valid_to=T0 + timedelta(days=10))
+    northwind = dana(2, "Northwind", 10)
+    timeline = FactTimeline.from_records([meridian, northwind], now=T0 + timedelta(days=20))
+    said = T0 + timedelta(days=3)
+    [earlier] = timeline.earlier_in_text("Dana got a job at Meridian, we celebrated.", said)
+    assert earlier.record.id == "rec-00001"
+    assert timeline.current_in_text("Dana loves it at Northwind") == "current employer"
+    # another person who names the same places says nothing of Dana's job
+    assert timeline.earlier_in_text("Bastian got a job at Meridian.", said) == []
+    assert timeline.current_in_text("Bastian got a job at Northwind.") is None
+
+
 def test_accents_fold_and_short_values_are_never_matched_by_name() -> None:
     now = T0 + timedelta(days=20)
     city = {"subject": "user", "attribute": "city"}

@@ -206,3 +206,41 @@ def test_an_ending_of_another_value_is_set_aside() -> None:
     unnamed = _fact("m4", "none", T0 + timedelta(days=3), "end", "city")
     changes = plan_fact_changes([york, unnamed], {"city"})
     assert [(c.old.id, c.new.id) for c in changes] == [("m3", "m4")]  # "we moved out"
+
+
+def test_an_ending_names_a_value_by_its_first_or_last_words() -> None:
+    from remem.consolidation.contradictions import ending_names, plan_fact_changes
+
+    assert ending_names("halfmoon", "Halfmoon Coffee")
+    assert ending_names("sea swimming", "swimming")
+    assert ending_names("Acme", "acme")
+    assert not ending_names("coffee shop", "Halfmoon Coffee")  # neither first nor last words
+    assert not ending_names("swim", "swimming")  # whole words only
+    assert not ending_names("", "Acme")
+    halfmoon = _fact("m1", "Halfmoon Coffee", T0)
+    left = _fact("m2", "halfmoon", T0 + timedelta(days=1), "end")
+    changes = plan_fact_changes([halfmoon, left], {"employer"})
+    assert [(c.old.id, c.new.id) for c in changes] == [("m1", "m2")]
+
+
+async def test_an_ending_of_a_longer_name_ends_a_multi_valued_fact(
+    rt: remem.Runtime, clock: ManualClock
+) -> None:
+    c = rt.controller
+    swimming = await c.remember(
+        "The user has taken up swimming.", metadata=key("habit", "swimming")
+    )
+    yoga = await c.remember("The user has taken up yoga.", metadata=key("habit", "yoga"))
+    clock.advance(timedelta(days=40))
+    gave_up = await c.remember(
+        "The user has given up sea swimming.",
+        metadata={**key("habit", "sea swimming"), "operation": "end"},
+    )
+
+    done = await MemoryConsolidator(c).supersede_contradictions([gave_up])
+
+    assert [(s.old_id, s.new_id) for s in done] == [(swimming.id, gave_up.id)]
+    old, still = await c.record_store.get([swimming.id, yoga.id])
+    assert old.superseded_by == gave_up.id
+    assert old.valid_to == T0 + timedelta(days=40)
+    assert still.superseded_by is None  # another habit is not ended

@@ -194,3 +194,53 @@ def test_a_capitalised_gerund_opening_a_sentence_is_not_a_person() -> None:
     assert facts("Running is my therapy") == set()
     assert facts("Ana is vegan") == {("Ana", "diet", "vegan", "set")}
     assert facts("Xiao-Ling is vegan") == {("Xiao-Ling", "diet", "vegan", "set")}
+
+
+def test_classes_signed_up_for_and_a_group_joined_are_a_pastime_taken_up() -> None:
+    assert facts("Signed up for salsa dancing classes, first one was great") == {
+        ("user", "habit", "salsa dancing", "set")
+    }
+    assert facts("I started pottery lessons last week") == {("user", "habit", "pottery", "set")}
+    assert facts("I have joined a choir!") == {("user", "habit", "choir", "set")}
+    assert facts("joined the local running club lol") == {
+        ("user", "habit", "local running club", "set")
+    }
+    assert facts("signed up for a newsletter") == set()  # no class, no pastime
+    assert facts("I joined the queue") == set()  # not a group
+    assert facts("I joined Globex last week") == {("user", "employer", "Globex", "set")}
+
+
+def test_a_habit_named_with_one_word_before_its_gerund_can_be_given_up() -> None:
+    assert facts("I have given up the sea swimming, the jellyfish won.") == {
+        ("user", "habit", "sea swimming", "end")
+    }
+    assert facts("I started wild swimming every morning") == {
+        ("user", "habit", "wild swimming", "set")
+    }
+    assert facts("I quit smoking") == {("user", "habit", "smoking", "end")}
+
+
+def test_a_diet_from_now_on_and_a_capitalised_verb_that_is_no_person() -> None:
+    assert facts("Pescatarian from now on.") == {("user", "diet", "pescatarian", "set")}
+    # "Tried" opening a clause is a verb, never a person who "is vegan"
+    assert facts("Tried a vegan recipe from a video, surprisingly good.") == set()
+    assert facts("Ordered jollof rice again tonight") == set()
+
+
+def test_a_first_or_last_day_at_a_workplace_starts_or_ends_the_employer() -> None:
+    assert facts("first week at stonebridge was wild") == {
+        ("user", "employer", "stonebridge", "set")
+    }
+    assert facts("First day at Globex tomorrow!") == {("user", "employer", "Globex", "set")}
+    assert facts("My last day at Acme is Friday") == {("user", "employer", "Acme", "end")}
+    assert facts("my first week at uni was fun") == set()  # a school is no employer
+    assert facts("first week at home with the baby") == set()
+
+
+def test_a_weekday_opening_a_clause_is_when_not_who_and_a_badge_handed_in_is_notice() -> None:
+    assert facts("Handed in my badge at Oakmere School. Monday I start at Copperleaf Games!") == {
+        ("user", "employer", "Oakmere School", "end"),
+        ("user", "employer", "Copperleaf Games", "set"),
+    }
+    assert facts("Tomorrow I start at Globex") == {("user", "employer", "Globex", "set")}
+    assert facts("Monday was awful") == set()

@@ -11,7 +11,10 @@ exclusive relationships of one (namespace, source, relation type):
   current, whichever order one batch wrote them in;
 * an ending that names a value (not ``"none"``) other than the value it would follow ends
   nothing ("I don't live in Paris any more" while the user lives in Leeds): it is set aside —
-  it stays live and supersedes nothing, and the chain goes on without it;
+  it stays live and supersedes nothing, and the chain goes on without it. An ending names a
+  value when the two are equal or one is the other's first or last words, case-folded
+  (:func:`ending_names`): "no longer at Halfmoon" ends "Halfmoon Coffee", "given up sea
+  swimming" ends "swimming";
 * each one is superseded by its successor in that order, with ``valid_to`` = the successor's
   validity time. Only the last stays live. A chain (Lisbon → Porto → Lisbon) therefore keeps a
   correct history: each record's [valid_from, valid_to) is the span it held;
@@ -22,9 +25,10 @@ exclusive relationships of one (namespace, source, relation type):
 For a *multi-valued* attribute (pets, projects, hobbies …) nothing is contradicted by a new
 value — a second dog does not end the first. Only a fact that says which value it replaces does:
 an ending (metadata ``operation = "end"``: "our dog Rex died") supersedes the older live facts
-of its key with the same value (case-folded), and a correction or a rename (``previous``: "we
-renamed Orion to Atlas") supersedes those whose value is ``previous``. The ending stays live,
-so "the user's dog Rex died" is what recall shows, and the old fact keeps its history.
+of its key whose value it names (:func:`ending_names`), and a correction or a rename
+(``previous``: "we renamed Orion to Atlas") supersedes those whose value is ``previous``. The
+ending stays live, so "the user's dog Rex died" is what recall shows, and the old fact keeps
+its history.
 
 Planning only ever looks at live (not superseded, not deleted) items, so running it again after
 its plan was applied finds one live item per group and plans nothing (idempotent).
@@ -119,7 +123,18 @@ def _ends_another_value(record: MemoryRecord, current: MemoryRecord) -> bool:
     ended, held = fact_value(record), fact_value(current)
     if ended is None or ended == "none" or held is None:
         return False
-    return ended.casefold() != held.casefold()
+    return not ending_names(ended, held)
+
+
+def ending_names(ended: str, held: str) -> bool:
+    """An ending of ``ended`` names the value ``held``: equal, or one is the other's first or
+    last whole words, case-folded ("halfmoon" / "Halfmoon Coffee", "sea swimming" /
+    "swimming")."""
+    a, b = ended.casefold().split(), held.casefold().split()
+    if not a or not b:
+        return False
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return long[: len(short)] == short or long[-len(short) :] == short
 
 
 def replaces(record: MemoryRecord) -> str | None:
@@ -143,11 +158,14 @@ def _replaced_values(live: list[MemoryRecord]) -> list[FactChange]:
         target = replaces(new)
         if target is None:
             continue
+        ending = new.metadata.get("operation") == "end" and not new.metadata.get("previous")
         for old in ordered[:n]:
             value = fact_value(old)
-            if old.id in taken or value is None or value.casefold() != target:
+            if old.id in taken or value is None:
                 continue
-            if replaces(old) == target and old.metadata.get("operation") == "end":
+            if not (ending_names(target, value) if ending else value.casefold() == target):
+                continue
+            if old.metadata.get("operation") == "end" and ending_names(target, replaces(old) or ""):
                 continue  # an earlier ending of the same value stays as it was
             taken.add(old.id)
             changes.append(FactChange(old, new, fact_validity(new)))

@@ -21,7 +21,9 @@ by key then validity time), the timeline answers, for a recalled memory:
   Acme is an earlier statement once the employer is Globex. A text that also names the key's
   current value (the news of the change itself: "left Acme, starting at Globex") is current,
   not earlier; a text said after the value ended is left alone (it may be about something
-  else); a value shorter than :data:`MIN_VALUE_CHARS` is never matched by name.
+  else); a value shorter than :data:`MIN_VALUE_CHARS` is never matched by name, and a value of
+  another person's fact only in a text that names that person ("Bastian got a job at
+  Northwind" is no statement of Dana's employer Northwind).
 
 A value is current when it has neither ``superseded_by`` nor a ``valid_to`` at or before now;
 several values of one key can be current at once (two dogs: "pet" is not single-valued) — only
@@ -46,6 +48,9 @@ from remem.models import MemoryRecord, require_aware
 __all__ = ["MIN_VALUE_CHARS", "EarlierValue", "FactTimeline", "format_age"]
 
 _Key = tuple[str, str, str]  # namespace, subject, attribute
+
+USER = "user"
+"""The subject of the user's own keyed facts."""
 
 MIN_VALUE_CHARS = 3
 """Values shorter than this (``"no"``, ``"Al"``) are matched by provenance only, never by name:
@@ -202,10 +207,12 @@ class FactTimeline:
         """The values of changed keys that ``text`` names (each once, in timeline order)."""
         if self._names is None:
             return []
+        folded = _fold(text)
         found: dict[str, _Value] = {}
-        for name in dict.fromkeys(self._names.findall(_fold(text))):
+        for name in dict.fromkeys(self._names.findall(folded)):
             for v in self._by_name[name]:
-                found.setdefault(v.record.id, v)
+                if _about(v, folded):
+                    found.setdefault(v.record.id, v)
         return list(found.values())
 
     def earlier_in_text(self, text: str, said_at: datetime) -> list[EarlierValue]:
@@ -252,6 +259,16 @@ class FactTimeline:
             f"earlier: {attribute} now {values} (since {since:%Y-%m-%d}, "
             f"{format_age(since, self.now)})"
         )
+
+
+def _about(v: _Value, folded: str) -> bool:
+    """Whether a text (folded) can be about ``v``'s subject: any text for the user's facts, only
+    a text that names the person for another's ("Bastian got a job at Northwind" says nothing
+    of Dana's employer Northwind)."""
+    subject = _fold(v.key[1]).strip()
+    if subject == USER:
+        return True
+    return re.search(r"(?<!\w)" + re.escape(subject) + r"(?!\w)", folded) is not None
 
 
 def _until(earlier: _Value, successor: _Value) -> str:

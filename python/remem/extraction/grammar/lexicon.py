@@ -121,7 +121,7 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "quit quitting stopped stop stopping gave give giving given ditched ditching dropped "
             "cut kicked"
         ),
-        "notice": words("notice resignation"),
+        "notice": words("notice resignation badge"),
         "job_noun": words("job position role internship gig post placement contract"),
         "det": words("a an the my our this that"),
         "my": words("my our"),
@@ -224,7 +224,8 @@ VERB_STARTS = words(
     "joining adopted switched went gone broke split gave giving handed lost married turned "
     "relocated relocating working work studying graduated dropped took taking picked bought "
     "renamed shelved scrapped stopped rescued walked had having became become doing done "
-    "been living"
+    "been living signed signing enrolled booked tried trying ordered found showed spent watched "
+    "trained dealing"
 )
 """Capitalised words at the start of a clause that are verbs with the subject left out
 ("Moving to Denver next month"), not names."""

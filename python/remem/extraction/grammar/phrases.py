@@ -1,5 +1,5 @@
 """Slot readers for common-noun phrases: a short phrase, a job, a diet, a habit, a list of
-likes, an activity, one word.
+likes, an activity, a pastime taken as classes, a group one joins, one word.
 
 A reader is ``(tokens, i) -> (end, value) | None`` (see :mod:`.slots`); a phrase stops at a stop
 word or punctuation, drops a leading article and trailing dangling words, and gives nothing
@@ -17,9 +17,11 @@ from remem.extraction.grammar.tokens import Token
 __all__ = [
     "read_activity",
     "read_diet",
+    "read_group",
     "read_habit",
     "read_job",
     "read_list",
+    "read_pastime",
     "read_phrase",
     "read_word",
 ]
@@ -106,12 +108,28 @@ def read_diet(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 
 
 def read_habit(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
-    """What a habit is: a gerund and up to two more words ("smoking", "drinking coffee") or a
-    habit noun ("coffee", "sugar", "yoga")."""
+    """What a habit is: a gerund and up to two more words ("smoking", "drinking coffee"), one
+    word and a gerund ("the sea swimming" → "sea swimming") or a habit noun ("coffee",
+    "sugar", "yoga")."""
     n = len(tokens)
+    if i < n and tokens[i].low == "the":
+        i += 1
     if i >= n or tokens[i].kind != "word":
         return None
     first = tokens[i].low
+    if (
+        i + 1 < n
+        and word_ok(tokens[i])
+        and first not in _PHRASE_STOP
+        and not _gerund(first)
+        and first not in _HABIT_NOUNS
+        and _gerund(tokens[i + 1].low)
+        and tokens[i + 1].low not in _NOT_HABITS
+    ):
+        found = _read_item(tokens, i)
+        if found is None:
+            return None
+        return found[0], str(found[1]).lower()
     verb = _HABIT_VERBS.get(first)
     if verb is not None:
         first_text = verb
@@ -216,6 +234,37 @@ def read_activity(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     if i < len(tokens) and tokens[i].low in _NOT_ACTIVITIES:
         return None
     return read_phrase(tokens, i)
+
+
+_CLASS_NOUNS = words("class classes lesson lessons course courses")
+_GROUP_NOUNS = words(
+    "choir choirs band orchestra club league team society ensemble troupe group gym"
+)
+
+
+def read_pastime(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """What someone takes classes in: "salsa dancing classes" gives "salsa dancing"; a phrase
+    that does not end in a class noun ("a newsletter") gives nothing."""
+    found = read_phrase(tokens, i)
+    if found is None:
+        return None
+    j, text = found
+    head, _, last = str(text).rpartition(" ")
+    if last.lower() not in _CLASS_NOUNS or not head:
+        return None
+    return j, head.lower()
+
+
+def read_group(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A group one joins for a pastime, ending in a group noun ("a choir", "the local running
+    club"); anything else (a company, "the queue") gives nothing."""
+    found = read_phrase(tokens, i)
+    if found is None:
+        return None
+    j, text = found
+    if str(text).rpartition(" ")[2].lower() not in _GROUP_NOUNS:
+        return None
+    return j, str(text).lower()
 
 
 def read_word(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:

@@ -10,7 +10,8 @@ title-cased) or nothing.
 :mod:`.names` (``name`` — capitalised only, ``lname`` — also one lower-case word after
 "called"/"named", ``names`` — "Mochi and Miso", ``place``, ``org``, ``corg``, ``school``), the
 phrase readers in :mod:`.phrases` (``phrase`` — 1–4 words, ``job``, ``diet``, ``habit``,
-``list`` — "X, Y and Z", ``activity``, ``phrase1``), the clause subject ``who`` in
+``list`` — "X, Y and Z", ``activity``, ``pastime`` — "salsa classes", ``group`` — "a
+choir", ``phrase1``), the clause subject ``who`` in
 :mod:`.subject`; this module holds the closed-vocabulary ones: ``email``, ``phone``, ``num``,
 ``date``, ``event`` (what a date is for), ``kin`` and ``animal``.
 """
@@ -33,9 +34,11 @@ from remem.extraction.grammar.names import (
 from remem.extraction.grammar.phrases import (
     read_activity,
     read_diet,
+    read_group,
     read_habit,
     read_job,
     read_list,
+    read_pastime,
     read_phrase,
     read_word,
 )
@@ -176,6 +179,8 @@ READERS: dict[str, Reader] = {
     "job": read_job,
     "diet": read_diet,
     "habit": read_habit,
+    "pastime": read_pastime,
+    "group": read_group,
     "list": read_list,
     "email": read_kind("email"),
     "phone": read_kind("phone"),

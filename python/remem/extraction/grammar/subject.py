@@ -14,6 +14,8 @@ __all__ = ["USER_SUBJECT", "Subject", "read_who"]
 
 _KIN_ADJ = CLASSES["kin_adj"]
 _OTHER = CLASSES["other_person"]
+_WEEKDAY = CLASSES["weekday"]
+_WHEN = frozenset({"today", "tomorrow", "tonight", "yesterday"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,8 @@ def read_who(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     low = t.low
     if low in ("i", "we"):
         return i + 1, USER_SUBJECT
+    if (low in _WEEKDAY or low in _WHEN) and i + 1 < n and tokens[i + 1].low in ("i", "we"):
+        return i + 2, USER_SUBJECT  # "Monday I start at Globex": a day, not a person
     if low == "me" and i + 2 < n and tokens[i + 1].low == "and":
         named = read_name(tokens, i + 2)  # "me and Sam split up"
         if named is not None:

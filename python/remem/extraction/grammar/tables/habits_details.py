@@ -43,6 +43,7 @@ DIET: tuple[Rule, ...] = (
         op=END,
     ),
     rule("diet", "diet", f"{_PRE} off {{v:diet}}", _DIET_END, op=END),
+    rule("diet", "diet", "{v:diet} from now on|onwards", _DIET, event=True),
 )
 
 HABIT: tuple[Rule, ...] = (
@@ -61,6 +62,21 @@ HABIT: tuple[Rule, ...] = (
         op=END,
     ),
     rule("habit", "habit", f"{_PRE} off {{v:habit}}", "{S} has given up {v}.", op=END),
+    rule(
+        "habit",
+        "habit",
+        f"{_PRE} signed|signing|sign|enrolled|enrolling|enrol|booked|started|starting|taking|"
+        "took up? for|in|on|onto? {v:pastime}",
+        "{S} has taken up {v}.",
+        event=True,
+    ),
+    rule(
+        "habit",
+        "habit",
+        f"{_PRE} joined|joining|join {{v:group}}",
+        "{S} has joined {a} {v}.",
+        event=True,
+    ),
     rule(
         "habit",
         "habit",

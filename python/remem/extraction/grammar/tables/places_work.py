@@ -296,7 +296,15 @@ JOB: tuple[Rule, ...] = (
         fixed="none",
         entity="org",
     ),
-    rule("job", "employer", "my|our last day at {v:org}", _LEFT, op=END, entity="org"),
+    rule("job", "employer", "my|our|the? last day|shift at {v:org}", _LEFT, op=END, entity="org"),
+    rule(
+        "job",
+        "employer",
+        "my|our|the? first day|week|shift|month at {v:org}",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
 )
 
 _STUDIES = "{S} studies at {v}."
