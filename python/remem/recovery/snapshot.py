@@ -21,7 +21,12 @@ Contract:
   ``out``) and the source as it was.
 * **Restore** verifies the manifest and every checksum before touching ``directory``, refuses a
   non-empty ``directory`` without ``force`` (:class:`TargetNotEmptyError`), copies into a
-  temporary directory beside it, verifies the copy, and swaps it in with renames.
+  temporary directory beside it, verifies the copy, and swaps it in with renames. A kill before
+  the swap leaves ``directory`` as it was (and a ``.<name>.restore-*`` directory to delete).
+  With ``force`` the swap is two renames: a kill between them leaves ``directory`` absent and
+  its previous content whole in ``.<name>.old-*/<name>`` (not yet an atomic exchange).
+* **Not covered**: a Runtime opened in *this* process while a snapshot runs shares DuckDB's
+  instance instead of failing (DuckDB's lock is per process); other processes are kept out.
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ import duckdb
 
 from remem.recovery.errors import RecoveryError, TargetNotEmptyError
 from remem.recovery.manifest import (
-    MANIFEST_NAME,
     EmbeddingEntry,
     Manifest,
     ParticipantEntry,
@@ -160,12 +164,11 @@ def _embeddings(conn: duckdb.DuckDBPyConnection | None) -> tuple[EmbeddingEntry,
 def _remove_partials(target: Path) -> None:
     """Remove what a killed snapshot to ``target`` left behind (never marked complete)."""
     for leftover in target.parent.glob(f".{target.name}.partial-*"):
-        if not (leftover / MANIFEST_NAME).exists() or leftover.is_dir():
-            shutil.rmtree(leftover, ignore_errors=True)
+        shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _remem_version() -> str:
-    from remem import __version__
+    from remem._native import __version__
 
     return str(__version__)
 
