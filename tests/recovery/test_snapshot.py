@@ -162,6 +162,7 @@ def test_missing_and_extra_files_are_checksum_mismatches(memory: Path, tmp_path:
             ManifestInvalidError,
             "field",
         ),
+        (lambda m: {**m, "participants": ["episodic.db"]}, ManifestInvalidError, "field"),
         (
             lambda m: {**m, "participants": [{**m["participants"][0], "path": "../escape"}]},
             ManifestInvalidError,

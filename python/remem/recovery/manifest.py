@@ -131,7 +131,7 @@ class Manifest:
                 participants=participants,
                 embeddings=embeddings,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ManifestInvalidError(
                 f"{origin} lacks or mistypes a field ({exc!r}); the snapshot is damaged, "
                 "use another"

@@ -66,7 +66,7 @@ def participants(directory: Path) -> list[Participant]:
     found: list[Participant] = []
     for file in sorted(p for p in directory.rglob("*") if p.is_file()):
         rel = file.relative_to(directory).as_posix()
-        if rel.endswith(_SKIPPED_SUFFIXES):
+        if rel.endswith(_SKIPPED_SUFFIXES) or rel == "manifest.json":
             continue
         if rel in SQLITE_ROLES:
             found.append(Participant(rel, SQLITE_ROLES[rel], "sqlite"))
