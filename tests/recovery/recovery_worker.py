@@ -1,6 +1,7 @@
-"""A child process for the kill tests: ``python -m tests.recovery.recovery_worker snapshot|restore
-SRC DST``. It imports everything, prints ``ready``, waits for a line on stdin, runs the operation
-and prints ``done`` — so a parent's kill lands inside the operation, not in the imports."""
+"""A child process for the kill tests (``python -m tests.recovery.recovery_worker OPERATION SRC
+DST``, OPERATION one of snapshot, restore, restore-force). It imports everything, prints
+``ready``, waits for a line on stdin, runs the operation and prints ``done`` — so a parent's kill
+lands inside the operation, not in the imports."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def main() -> None:
     if operation == "snapshot":
         snapshot(src, dst)
     else:
-        restore(src, dst)
+        restore(src, dst, force=operation == "restore-force")
     print("done", flush=True)
 
 

@@ -111,3 +111,28 @@ def test_sigkill_during_restore(memory: Path, tmp_path: Path) -> None:
         assert file_digests(snap) == snap_digests
     print(f"restore: {interrupted}/{KILLS} kills inside the operation ({duration:.3f} s)")
     assert interrupted >= KILLS // 2, f"only {interrupted} kills landed inside the restore"
+
+
+def test_sigkill_during_a_forced_restore_leaves_the_old_or_the_new(
+    memory: Path, tmp_path: Path
+) -> None:
+    snap = tmp_path / "snap"
+    snapshot(memory, snap)
+    new_rows = table_rows(memory)
+    target = tmp_path / "target"
+    asyncio.run(build_memory(target, memories=3))
+    old_rows = table_rows(target)
+    duration = Worker("restore-force", snap, tmp_path / "timed").finish()
+    rng = random.Random(3)
+    outcomes = []
+    for _ in range(KILLS):
+        if table_rows(target) == new_rows:  # put the old content back for the next kill
+            shutil.rmtree(target)
+            asyncio.run(build_memory(target, memories=3))
+            old_rows = table_rows(target)
+        Worker("restore-force", snap, target).kill_after(rng.uniform(0.0, duration))
+        rows = table_rows(target)
+        assert rows in (old_rows, new_rows)
+        outcomes.append("new" if rows == new_rows else "old")
+    print(f"restore --force: kills left {outcomes}")
+    assert "old" in outcomes

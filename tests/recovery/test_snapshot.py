@@ -198,3 +198,15 @@ def test_check_model_refuses_another_embedder(memory: Path, tmp_path: Path) -> N
     manifest.check_model("remem-hashing-v1-384", 384)
     with pytest.raises(IncompatibleSnapshotError, match="all-MiniLM"):
         manifest.check_model("all-MiniLM-L6-v2", 384)
+
+
+def test_the_forced_swap_is_one_exchange(tmp_path: Path) -> None:
+    from remem.recovery.snapshot import _exchange
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "from-a").write_text("a")
+    (tmp_path / "b" / "from-b").write_text("b")
+    assert _exchange(tmp_path / "a", tmp_path / "b")  # Linux: renameat2(RENAME_EXCHANGE)
+    assert entries(tmp_path / "a") == ["from-b"]
+    assert entries(tmp_path / "b") == ["from-a"]

@@ -21,16 +21,19 @@ Contract:
   ``out``) and the source as it was.
 * **Restore** verifies the manifest and every checksum before touching ``directory``, refuses a
   non-empty ``directory`` without ``force`` (:class:`TargetNotEmptyError`), copies into a
-  temporary directory beside it, verifies the copy, and swaps it in with renames. A kill before
-  the swap leaves ``directory`` as it was (and a ``.<name>.restore-*`` directory to delete).
-  With ``force`` the swap is two renames: a kill between them leaves ``directory`` absent and
-  its previous content whole in ``.<name>.old-*/<name>`` (not yet an atomic exchange).
+  temporary directory beside it, verifies the copy, and moves it in with one rename — with
+  ``force``, one atomic exchange (Linux ``renameat2(RENAME_EXCHANGE)``), so a kill at any point
+  leaves ``directory`` whole, old or new (plus a ``.<name>.restore-*`` directory to delete).
+  Where the exchange is unsupported it falls back to two renames; a kill between them leaves
+  ``directory`` absent and its previous content whole in ``.<name>.old-*/<name>``.
 * **Not covered**: a Runtime opened in *this* process while a snapshot runs shares DuckDB's
   instance instead of failing (DuckDB's lock is per process); other processes are kept out.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import shutil
 import tempfile
@@ -132,9 +135,12 @@ def restore(
         manifest.verify(work)
         if occupied and target.is_dir():
             with writer_lock(target):  # a live Runtime on the target refuses the swap
-                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-                target.rename(old / target.name)
-            work.rename(target)
+                if _exchange(work, target):
+                    old = work  # now holds what the target held
+                else:
+                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+                    target.rename(old / target.name)
+                    work.rename(target)
             shutil.rmtree(old, ignore_errors=True)
         else:
             if occupied:
@@ -159,6 +165,32 @@ def _embeddings(conn: duckdb.DuckDBPyConnection | None) -> tuple[EmbeddingEntry,
     except duckdb.CatalogException:  # a vector file from before the first collection
         return ()
     return tuple(EmbeddingEntry(str(n), str(m), int(d)) for n, m, d in rows)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the paths ``a`` and ``b`` atomically; False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or a libc before glibc 2.28
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a file system without it
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def _remove_partials(target: Path) -> None:
