@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("remem.cli.eval", "the persona time-lapse memory evaluation"),
     "bench": ("remem.cli.bench", "retrieval benchmarks on your data (LoCoMo)"),
     "chat": ("remem.cli.chat", "talk to the companion, see what it remembers"),
+    "snapshot": ("remem.cli.snapshot", "a verified snapshot of a closed memory directory"),
+    "restore": ("remem.cli.restore", "restore a snapshot into a memory directory"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 
