@@ -24,6 +24,12 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   ended — the shipped values). Re-run on top of linear fusion with the neighbour expansion
   (``--embedder local`` over the neighbour knobs first): the neighbour weight 0.5 and the
   expansion stayed best for MiniLM, the default; the hashing embedder would prefer weight 0.3.
+  The grid also holds the linear fusion's weights (``fusion.<feature>``, searched live, after
+  the neighbour stage and with the similarity floors, which the offline fit does not see).
+  Re-run with ``--embedder local --grid --knobs`` over the three boosts and the four fusion
+  weights: speaker 1 → 5, dates 1 → 3 and fulltext_rr 0 → 0.2 were taken (the shipped values);
+* ``+sessions …``: the default with the session-evidence stage (off by default) switched on
+  at each row of :data:`SESSIONS`.
 
 Everything is deterministic: fixed data, fixed clock, a deterministic embedder, fixed grids.
 """
