@@ -48,11 +48,11 @@ LEXICAL_WEIGHTS: Mapping[str, float] = {
 # vector 0.5 and trades vector_rr 0.05 for vector_cos 0.05 (in-sample 75.0 / 51.5 / 69.2 / 37.7,
 # LOCO 74.4 / 50.7 / 68.7 / 37.3); it sees the raw lists, not the stages. Searched live on the
 # whole stack (``benches/locomo_stages.py --embedder local --grid``: vector, vector_rr,
-# vector_cos, fulltext_rr in turn), vector 0.5 / vector_rr 0.05 / vector_cos 0 stayed best and
-# fulltext_rr 0.2 was added: R@10 79.7 → 79.7, MRR 60.2 → 60.6.
+# vector_cos, fulltext_rr in turn), the shipped vector 0.5 / vector_rr 0.05 / vector_cos 0 stayed
+# best. fulltext_rr 0.2 gained MRR 60.2 → 60.6 at equal R@10 but doubled ``remem eval --quick``'s
+# stale-only rate (4.8 → 9.5 %), so it is not taken: the weights are unchanged.
 SEMANTIC_WEIGHTS: Mapping[str, float] = {
     "fulltext": 1.0,
-    "fulltext_rr": 0.2,
     "vector": 0.5,
     "vector_rr": 0.05,
     "graph": 1.0,
