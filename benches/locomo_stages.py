@@ -24,6 +24,13 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   ended — the shipped values). Re-run on top of linear fusion with the neighbour expansion
   (``--embedder local`` over the neighbour knobs first): the neighbour weight 0.5 and the
   expansion stayed best for MiniLM, the default; the hashing embedder would prefer weight 0.3.
+  The grid also holds the linear fusion's weights (``fusion.<feature>``, searched live, after
+  the neighbour stage and with the similarity floors, which the offline fit does not see).
+  Re-run with ``--embedder local --grid --knobs`` over the three boosts and the four fusion
+  weights: speaker 1 → 5 and dates 1 → 3 were taken (the shipped values); fulltext_rr 0.2
+  (MRR +0.4, R@10 equal) was not, as it doubled ``remem eval --quick``'s stale-only rate;
+* ``+sessions …``: the default with the session-evidence stage (off by default) switched on
+  at each row of :data:`SESSIONS`.
 
 Everything is deterministic: fixed data, fixed clock, a deterministic embedder, fixed grids.
 """
@@ -35,12 +42,13 @@ import asyncio
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from remem.controller import ControllerConfig
-from remem.controller.stages import RecallStagesConfig
+from remem.controller.config import fitted_weights
+from remem.controller.stages import RecallStagesConfig, SessionConfig
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.eval.locomo import evidence_metrics, ingest_conversation, load_locomo
 from remem.eval.locomo.format import Conversation
@@ -51,10 +59,13 @@ CATEGORIES = ("1", "2", "3", "4")
 DEPTH = 40  # what ``remem bench locomo`` asks for with ks up to 20 and index both
 
 
-def _controller(stages: RecallStagesConfig) -> ControllerConfig:
+def _controller(
+    stages: RecallStagesConfig, features: Mapping[str, float] | None = None
+) -> ControllerConfig:
     base = ControllerConfig()
     inclusion = dataclasses.replace(base.inclusion, hit_weight=0.0)
-    return dataclasses.replace(base, inclusion=inclusion, stages=stages)
+    fusion = dataclasses.replace(base.fusion, features=features)
+    return dataclasses.replace(base, inclusion=inclusion, stages=stages, fusion=fusion)
 
 
 def _embedder(name: str) -> EmbeddingService:
@@ -78,7 +89,9 @@ async def _score(
     multi_e: list[tuple[str, ...]] = []
     for conv in convs:
         # A tuning script may reach the pipeline: production code sets the config at open.
-        conv.runtime.controller._recall.config = config
+        pipeline = conv.runtime.controller._recall
+        pipeline.config = config
+        pipeline.fusion = config.fusion.for_embedder(pipeline.collections.embeddings.model_name)
         for r in await retrieve_conversation(conv, ks=(10,), depth=DEPTH):
             if r.category in CATEGORIES and r.evidence:
                 rankings.append(r.ranked)
@@ -129,7 +142,22 @@ GRID: list[tuple[str, str, list[Any]]] = [
     ("dates", "boost", [0.5, 1.0, 2.0, 3.0]),
     ("dates", "slack_days", [1.0, 3.0, 7.0]),
     ("time_expressions", "boost", [0.2, 0.5, 1.0]),
+    # The linear fusion's weights, searched live (after the neighbour stage, with the floors):
+    # the offline fit (``remem.eval.locomo.fit``) sees the retrievers' raw lists only.
+    ("fusion", "vector", [0.2, 0.3, 0.5, 0.75, 1.0, 1.5]),
+    ("fusion", "vector_rr", [0.0, 0.05, 0.1, 0.2]),
+    ("fusion", "vector_cos", [0.0, 0.2, 0.5, 1.0]),
+    ("fusion", "fulltext_rr", [0.0, 0.1, 0.2, 0.5]),
 ]
+
+
+SESSIONS: list[tuple[int, float, float]] = [
+    (1, 0.2, 0.5),
+    (3, 0.2, 0.5),
+    (3, 0.5, 0.5),
+    (5, 0.3, 0.3),
+]
+"""The session-evidence stage (off by default), as ``(top, boost, min_ratio)`` rows."""
 
 
 async def main(argv: Sequence[str] | None = None) -> int:
@@ -159,8 +187,13 @@ async def main(argv: Sequence[str] | None = None) -> int:
             f"{'variant':28s} {'R@10':>6s} {'MRR':>6s} {'All@10':>7s} {'multi R10':>9s} {'obj':>7s}"
         )
 
-        async def run(name: str, stages: RecallStagesConfig, rate: float | None = None) -> float:
-            config = _controller(stages)
+        async def run(
+            name: str,
+            stages: RecallStagesConfig,
+            rate: float | None = None,
+            features: Mapping[str, float] | None = None,
+        ) -> float:
+            config = _controller(stages, features)
             if rate is not None:
                 config = dataclasses.replace(
                     config, inclusion=dataclasses.replace(config.inclusion, recency_rate=rate)
@@ -177,31 +210,48 @@ async def main(argv: Sequence[str] | None = None) -> int:
         )
         await run("old-norecency", _off(), rate=0.0)
         best = RecallStagesConfig()
+        model = convs[0].runtime.controller._recall.collections.embeddings.model_name
+        weights = dict(fitted_weights(model))
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))
             await run("expanded index, no stages", _off())
             return 0
         if args.grid:
-            score = await run("default", best)
+            score = await run("default", best, features=weights)
             only = {k for k in args.knobs.split(",") if k}
             for stage, knob, values in GRID:
                 if only and f"{stage}.{knob}" not in only:
                     continue
                 for v in values:
-                    section = dataclasses.replace(getattr(best, stage), **{knob: v})
-                    trial = dataclasses.replace(best, **{stage: section})
-                    s = await run(f"{stage}.{knob}={v}", trial)
+                    if stage == "fusion":
+                        trial, trial_weights = best, {**weights, knob: v}
+                    else:
+                        section = dataclasses.replace(getattr(best, stage), **{knob: v})
+                        trial = dataclasses.replace(best, **{stage: section})
+                        trial_weights = weights
+                    s = await run(f"{stage}.{knob}={v}", trial, features=trial_weights)
                     if s > score + 1e-9:
-                        best, score = trial, s
+                        best, weights, score = trial, trial_weights, s
             print("best:", best)
-        await run("chosen" if args.grid else "default", best)
+            print("fusion weights:", {k: v for k, v in weights.items() if v})
+        await run("chosen" if args.grid else "default", best, features=weights)
         no_expansion = dataclasses.replace(best.neighbours, expand=0)
-        await run("-neighbours.expand", dataclasses.replace(best, neighbours=no_expansion))
-        for stage in ("recency", "neighbours", "speaker", "dates", "time_expressions"):
-            await run(f"-{stage}", best.without(stage))
         await run(
-            "all stages off", best.without("neighbours", "speaker", "dates", "time_expressions")
+            "-neighbours.expand",
+            dataclasses.replace(best, neighbours=no_expansion),
+            features=weights,
         )
+        for stage in ("recency", "neighbours", "speaker", "dates", "time_expressions"):
+            await run(f"-{stage}", best.without(stage), features=weights)
+        await run(
+            "all stages off",
+            best.without("neighbours", "speaker", "dates", "time_expressions"),
+            features=weights,
+        )
+        for top, boost, ratio in SESSIONS:
+            on = SessionConfig(enabled=True, top=top, boost=boost, min_ratio=ratio)
+            name = f"+sessions top={top} boost={boost} r={ratio}"
+            await run(name, dataclasses.replace(best, sessions=on), features=weights)
     finally:
         for c in convs:
             await c.runtime.aclose()

@@ -44,6 +44,13 @@ LEXICAL_WEIGHTS: Mapping[str, float] = {
 # Fitted by the same command with ``--embedder local`` (the bundled all-MiniLM-L6-v2): in-sample
 # 65.2 / 45.3 / 59.8 / 32.2, leave-one-conversation-out 64.6 / 45.1 / 59.3 / 31.5 (equal-weight
 # RRF before: 62.6 / 40.9 / 57.7 / 32.1). Graph: not fitted, as above.
+# Refit after the neighbour expansion and MiniLM's floors: the same command (depth 40) keeps
+# vector 0.5 and trades vector_rr 0.05 for vector_cos 0.05 (in-sample 75.0 / 51.5 / 69.2 / 37.7,
+# LOCO 74.4 / 50.7 / 68.7 / 37.3); it sees the raw lists, not the stages. Searched live on the
+# whole stack (``benches/locomo_stages.py --embedder local --grid``: vector, vector_rr,
+# vector_cos, fulltext_rr in turn), the shipped vector 0.5 / vector_rr 0.05 / vector_cos 0 stayed
+# best. fulltext_rr 0.2 gained MRR 60.2 → 60.6 at equal R@10 but doubled ``remem eval --quick``'s
+# stale-only rate (4.8 → 9.5 %), so it is not taken: the weights are unchanged.
 SEMANTIC_WEIGHTS: Mapping[str, float] = {
     "fulltext": 1.0,
     "vector": 0.5,

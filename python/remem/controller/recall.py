@@ -45,12 +45,12 @@ Before fusion, full-text turn hits gain a share of their session neighbours' sco
 ``neighbours`` stage; full text is searched ``depth_factor`` × deeper for it), and the
 neighbours of the best turn hits that full text missed are read from the transcript store (when
 the controller has one) and join the list with their share as their score. After fusion,
-``final = fused × recency × usage × speaker × dates × time_expressions`` — bounded priors
-(:mod:`remem.controller.stages`): ``recency = 1 − a + a · exp(-recency_rate · hours since
-creation)`` never falls below ``1 − a`` (a = 0.05), so age re-orders near-ties and never buries a
-match; then among memories stating different values of one keyed fact the newest wins
-(``conflict``). Every factor is in ``signals``; ``explanation`` renders them. Ties are broken
-by id.
+``final = fused × recency × usage × speaker × dates × time_expressions × sessions`` — bounded
+priors (:mod:`remem.controller.stages`; ``sessions`` is off by default): ``recency = 1 − a +
+a · exp(-recency_rate · hours since creation)`` never falls below ``1 − a`` (a = 0.05), so age
+re-orders near-ties and never buries a match; then among memories stating different values of
+one keyed fact the newest wins (``conflict``). Every factor is in ``signals``;
+``explanation`` renders them. Ties are broken by id.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ from remem.controller.stages import (
     propagate_neighbours,
     query_cues,
     resolve_conflicts,
+    session_factors,
     speaker_of,
 )
 from remem.errors import NotFoundError
@@ -355,6 +356,10 @@ class RecallPipeline:
             for value in factors[key].values():
                 final *= value
             finals[key] = final
+        sessions = {key: _session(candidates[key]) for key in fused}
+        for key, factor in session_factors(finals, sessions, stages.sessions).items():
+            factors[key]["sessions"] = factor
+            finals[key] *= factor
         keyed = [
             Keyed(key, finals[key], candidates[key].created_at, rec.metadata, rec.valid_from)
             for key in fused
@@ -422,6 +427,12 @@ class RecallPipeline:
                 "explanation": explanation,
             },
         )
+
+
+def _session(c: _Candidate) -> str | None:
+    if c.record is not None:
+        return c.record.session_id
+    return c.turn.session_id if c.turn is not None else None
 
 
 def _view(c: _Candidate) -> CandidateView:

@@ -8,6 +8,8 @@
   favour what was said then;
 * :mod:`~remem.controller.stages.time_expressions` — "when / how long" favours turns that say
   a time;
+* :mod:`~remem.controller.stages.sessions` — the sessions holding the best hits lift their other
+  strong turns (bounded; off by default);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -37,6 +39,7 @@ from remem.controller.stages.priors import (
 )
 from remem.controller.stages.question_dates import DatePriorConfig, question_windows
 from remem.controller.stages.recency import RecencyPriorConfig, recency_prior, usage_prior
+from remem.controller.stages.sessions import SessionConfig, session_factors
 from remem.controller.stages.speaker import SpeakerPriorConfig, named_speakers
 from remem.controller.stages.time_expressions import (
     TimeExpressionPriorConfig,
@@ -56,6 +59,7 @@ __all__ = [
     "QueryCues",
     "RecallStagesConfig",
     "RecencyPriorConfig",
+    "SessionConfig",
     "SpeakerPriorConfig",
     "TimeExpressionPriorConfig",
     "TurnReader",
@@ -69,6 +73,7 @@ __all__ = [
     "question_windows",
     "recency_prior",
     "resolve_conflicts",
+    "session_factors",
     "speaker_of",
     "states_time",
     "usage_prior",

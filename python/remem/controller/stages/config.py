@@ -16,6 +16,7 @@ from remem.controller.stages.conflicts import ConflictConfig
 from remem.controller.stages.neighbours import NeighbourConfig
 from remem.controller.stages.question_dates import DatePriorConfig
 from remem.controller.stages.recency import RecencyPriorConfig
+from remem.controller.stages.sessions import SessionConfig
 from remem.controller.stages.speaker import SpeakerPriorConfig
 from remem.controller.stages.time_expressions import TimeExpressionPriorConfig
 from remem.errors import ConfigError
@@ -29,6 +30,7 @@ _KINDS: dict[str, type] = {
     "dates": DatePriorConfig,
     "time_expressions": TimeExpressionPriorConfig,
     "conflicts": ConflictConfig,
+    "sessions": SessionConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -43,6 +45,7 @@ class RecallStagesConfig:
     dates: DatePriorConfig = field(default_factory=DatePriorConfig)
     time_expressions: TimeExpressionPriorConfig = field(default_factory=TimeExpressionPriorConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
+    sessions: SessionConfig = field(default_factory=SessionConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():

@@ -7,7 +7,7 @@ whether it asks for a time); :func:`prior_factors` turns one candidate into name
     final = fused × recency × usage × speaker × dates × time_expressions   (× conflict)
 
 A switched-off stage contributes 1.0. Example: a question naming Caroline, asked 180 days after
-a turn Caroline spoke, with the defaults: ``recency ≈ 0.95`` (never lower), ``speaker = 2``.
+a turn Caroline spoke, with the defaults: ``recency ≈ 0.95`` (never lower), ``speaker = 6``.
 """
 
 from __future__ import annotations

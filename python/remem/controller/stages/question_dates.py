@@ -75,7 +75,7 @@ class DatePriorConfig:
     ``slack_days``: how far each window is widened on both sides."""
 
     enabled: bool = True
-    boost: float = 1.0
+    boost: float = 3.0  # re-searched with MiniLM + linear fusion (benches/locomo_stages.py)
     slack_days: float = 7.0
 
     def __post_init__(self) -> None:

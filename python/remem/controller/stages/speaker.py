@@ -31,7 +31,7 @@ class SpeakerPriorConfig:
     """``enabled``; ``boost``: the extra share a named participant's candidates get."""
 
     enabled: bool = True
-    boost: float = 1.0
+    boost: float = 5.0  # re-searched with MiniLM + linear fusion (benches/locomo_stages.py)
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
