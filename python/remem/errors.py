@@ -11,6 +11,7 @@ The tree::
     │   ├── NonFiniteError                        NaN or infinity where not allowed
     │   ├── InvalidArgumentError                  value out of range, unknown option
     │   ├── NaiveDatetimeError                    a datetime without a timezone
+    │   ├── UnknownScopeError                     a namespace the server was not set to serve
     │   └── DatasetError                          a benchmark data file is malformed (file + field)
     ├── BudgetError                (ValueError)   must-keep items exceed the token budget
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
@@ -85,6 +86,7 @@ __all__ = [
     "StoreError",
     "ToolArgumentsError",
     "UnknownEncodingError",
+    "UnknownScopeError",
 ]
 
 
@@ -122,6 +124,10 @@ class InvalidArgumentError(InputError):
 
 class NaiveDatetimeError(InputError):
     """A datetime has no timezone; remem compares instants and needs aware datetimes."""
+
+
+class UnknownScopeError(InputError):
+    """A request names a namespace the server does not serve (``remem serve --namespace``)."""
 
 
 class DatasetError(InputError):

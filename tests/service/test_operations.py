@@ -1,0 +1,149 @@
+"""MemoryService over a real embedded Runtime (SQLite, DuckDB, hnswlib files in tmp_path)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from remem.errors import (
+    BudgetError,
+    ConfigError,
+    InvalidArgumentError,
+    NotFoundError,
+    StoreClosedError,
+    UnknownScopeError,
+)
+from remem.service import MemoryService, ServiceConfig
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[MemoryService]:
+    config = ServiceConfig(namespaces=("default", "ana", "bob"))
+    async with MemoryService.open(tmp_path / "m", config, embedding_provider="hashing") as svc:
+        yield svc
+
+
+async def test_recall_is_scoped_to_the_namespace(service: MemoryService) -> None:
+    await service.remember("Ana lives in Lisbon", namespace="ana")
+    await service.remember("Bob's secret: he lives in Paris", namespace="bob")
+    ana = await service.recall("where does Bob live? Paris secret", namespace="ana")
+    assert [h.memory.text for h in ana.hits] == ["Ana lives in Lisbon"]
+    bob = await service.recall("where does Bob live?", namespace="bob")
+    assert bob.hits[0].memory.text == "Bob's secret: he lives in Paris"
+    assert bob.hits[0].memory.namespace == "bob"
+    assert bob.hits[0].explanation
+
+
+async def test_unknown_and_malformed_scopes_are_refused(service: MemoryService) -> None:
+    with pytest.raises(UnknownScopeError, match="not served"):
+        await service.recall("x", namespace="carol")
+    with pytest.raises(InvalidArgumentError, match="non-empty"):
+        await service.remember("x", namespace="")
+    with pytest.raises(InvalidArgumentError, match="at most"):
+        await service.remember("x", namespace="n" * 500)
+    assert (await service.recall("anything")).namespace == "default"
+
+
+async def test_forget_only_inside_the_namespace_and_all_or_nothing(
+    service: MemoryService,
+) -> None:
+    ana = await service.remember("Ana likes tea", namespace="ana")
+    bob = await service.remember("Bob likes coffee", namespace="bob")
+    with pytest.raises(NotFoundError, match="namespace 'ana'"):
+        await service.forget([ana.id, bob.id], namespace="ana")
+    assert [h.memory.id for h in (await service.recall("likes tea", namespace="ana")).hits] == [
+        ana.id
+    ]
+    assert (await service.forget([ana.id], namespace="ana")).forgotten == 1
+    assert (await service.recall("likes tea", namespace="ana")).hits == []
+    assert (await service.recall("coffee", namespace="bob")).hits[0].memory.id == bob.id
+
+
+async def test_turns_sessions_and_transcripts(service: MemoryService) -> None:
+    first = await service.record_turn("s1", "I moved to Lisbon", "Noted!")
+    await service.record_turn("s1", "I adopted a cat", "Lovely")
+    await service.record_turn("s2", "hello", "hi")
+    assert first.turn_number == 1
+    sessions = await service.list_sessions()
+    assert [s.session_id for s in sessions.sessions] == ["s1", "s2"]
+    page = await service.get_transcript("s1", since_turn=1)
+    assert [t.user_message for t in page.turns] == ["I adopted a cat"]
+    with pytest.raises(NotFoundError):
+        await service.get_transcript("nope")
+    with pytest.raises(InvalidArgumentError, match="limit"):
+        await service.get_transcript("s1", limit=0)
+
+
+async def test_get_context_packs_blocks_history_and_recall_under_the_budget(
+    service: MemoryService,
+) -> None:
+    await service.core_memory_add("user", "Name: Ana", namespace="ana")
+    await service.remember("Ana lives in Lisbon", namespace="ana")
+    await service.record_turn("s1", "I like green tea", "Noted")
+    ctx = await service.get_context(
+        "where does Ana live?", namespace="ana", session_id="s1", budget=400
+    )
+    assert "Name: Ana" in ctx.text
+    assert "Ana lives in Lisbon" in ctx.text
+    assert "I like green tea" in ctx.text
+    assert ctx.tokens <= ctx.budget == 400
+    assert "budget 400" in ctx.explanation
+    assert {i.section for i in ctx.items if i.kept} >= {"core_memory", "short_term"}
+    with pytest.raises(BudgetError):
+        await service.get_context("where does Ana live?", namespace="ana", budget=20)
+
+
+async def test_core_memory_edits_and_a_full_block_returns_its_contents(
+    service: MemoryService,
+) -> None:
+    added = await service.core_memory_add("user", "Lives in Berlin", namespace="ana")
+    assert added.ok
+    assert added.block.entries == ["Lives in Berlin"]
+    replaced = await service.core_memory_replace(
+        "user", "Berlin", "Lives in Lisbon", namespace="ana"
+    )
+    assert replaced.block.entries == ["Lives in Lisbon"]
+    full = await service.core_memory_add("user", "x" * 5000, namespace="ana")
+    assert not full.ok
+    assert full.error == "BlockFullError"
+    assert "Lives in Lisbon" in full.message
+    assert full.block.entries == ["Lives in Lisbon"]
+    missing = await service.core_memory_remove("user", "Tokyo", namespace="ana")
+    assert not missing.ok
+    assert missing.error == "EntryNotFoundError"
+    assert (await service.core_memory(namespace="bob"))[0].entries == []
+    with pytest.raises(InvalidArgumentError, match="no 'nope' block"):
+        await service.core_memory_add("nope", "x", namespace="ana")
+
+
+async def test_bad_arguments_raise_typed_errors(service: MemoryService) -> None:
+    with pytest.raises(InvalidArgumentError, match="k must be"):
+        await service.recall("x", k=0)
+    with pytest.raises(InvalidArgumentError, match="query"):
+        await service.recall("   ")
+    with pytest.raises(InvalidArgumentError, match="ids"):
+        await service.forget([])
+    with pytest.raises(InvalidArgumentError, match="stores at most"):
+        await service.remember("x" * 200_000)
+
+
+async def test_close_drains_then_refuses(tmp_path: Path) -> None:
+    path = tmp_path / "m"
+    svc = MemoryService.open(path, embedding_provider="hashing")
+    async with svc:
+        memory = await svc.remember("kept across a restart")
+        await svc.record_turn("s1", "a turn", "kept too")
+    with pytest.raises(StoreClosedError, match="shutting down"):
+        await svc.recall("kept")
+    async with MemoryService.open(path, embedding_provider="hashing") as again:
+        assert (await again.recall("kept across a restart")).hits[0].memory.id == memory.id
+        assert len((await again.get_transcript("s1")).turns) == 1
+
+
+def test_config_is_validated() -> None:
+    with pytest.raises(ConfigError, match="default namespace"):
+        ServiceConfig(namespace="x", namespaces=("a",))
+    with pytest.raises(ConfigError, match="max_k"):
+        ServiceConfig(max_k=0)
