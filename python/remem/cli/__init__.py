@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("remem.cli.chat", "talk to the companion, see what it remembers"),
     "snapshot": ("remem.cli.snapshot", "a verified snapshot of a closed memory directory"),
     "restore": ("remem.cli.restore", "restore a snapshot into a memory directory"),
+    "mcp": ("remem.cli.mcp", "serve memory to MCP clients (stdio or HTTP)"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 
