@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "snapshot": ("remem.cli.snapshot", "a verified snapshot of a closed memory directory"),
     "restore": ("remem.cli.restore", "restore a snapshot into a memory directory"),
     "mcp": ("remem.cli.mcp", "serve memory to MCP clients (stdio or HTTP)"),
+    "serve": ("remem.cli.serve", "serve memory as a REST API (FastAPI)"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 

@@ -273,7 +273,12 @@ class MemoryService:
         self._int(page, "limit", 1, self.config.max_turns)
         async with self._operation():
             store = self._transcripts()
-            await store.get_session(session_id)  # NotFoundError names the session
+            try:
+                await store.get_session(session_id)
+            except NotFoundError:
+                raise NotFoundError(
+                    f"there is no session {session_id!r}; list_sessions shows the ids"
+                ) from None
             entries = await store.get_entries(session_id, since_turn=since_turn, limit=page)
         return Transcript(session_id=session_id, turns=[TurnView.of(e) for e in entries])
 

@@ -1,0 +1,201 @@
+"""``remem serve`` as a live uvicorn process on 127.0.0.1, driven by httpx: the operations,
+validation (bad JSON, wrong types, oversized bodies, unknown scopes: 4xx, never 500), the
+OpenAPI schema, health and readiness, the bearer token, and a graceful shutdown that drains."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from remem.service import MemoryService
+from tests.live_server import child_env, free_port, live_server
+
+HASHING = ["--embeddings", "hashing"]
+TOKEN = "a-test-token-of-some-length"
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    directory = tmp_path_factory.mktemp("rest") / "memory"
+    port = free_port()
+    args = ["serve", "--dir", str(directory), *HASHING, "--port", str(port)]
+    with live_server([*args, "--namespaces", "default,ana,bob"], port):
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def http(base_url: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=base_url, timeout=60) as client:
+        yield client
+
+
+def test_probes_and_openapi(http: httpx.Client) -> None:
+    assert http.get("/health").json() == {"status": "ok"}
+    assert http.get("/ready").json()["status"] == "ready"
+    schema = http.get("/openapi.json").json()
+    paths = set(schema["paths"])
+    assert {"/v1/memories", "/v1/recall", "/v1/forget", "/v1/turns", "/v1/context"} <= paths
+    assert {"/v1/core", "/v1/sessions", "/v1/sessions/{session_id}/turns"} <= paths
+    recall = schema["components"]["schemas"]["RecallRequest"]
+    assert recall["additionalProperties"] is False
+    assert recall["properties"]["query"]["description"]
+
+
+def test_remember_recall_forget_scoped(http: httpx.Client) -> None:
+    stored = http.post("/v1/memories", json={"text": "Ana lives in Lisbon", "namespace": "ana"})
+    assert stored.status_code == 201
+    http.post("/v1/memories", json={"text": "Bob's vault code is 4321", "namespace": "bob"})
+    leak = http.post("/v1/recall", json={"query": "Bob vault code", "namespace": "ana"}).json()
+    assert leak["hits"] == []
+    hits = http.post("/v1/recall", json={"query": "who lives in Lisbon?", "namespace": "ana"})
+    assert [h["memory"]["text"] for h in hits.json()["hits"]] == ["Ana lives in Lisbon"]
+    memory_id = stored.json()["id"]
+    wrong = http.post("/v1/forget", json={"ids": [memory_id], "namespace": "bob"})
+    assert wrong.status_code == 404
+    assert wrong.json()["error"] == "NotFoundError"
+    gone = http.post("/v1/forget", json={"ids": [memory_id], "namespace": "ana"})
+    assert gone.json() == {"namespace": "ana", "forgotten": 1}
+    assert (
+        http.post("/v1/recall", json={"query": "Lisbon", "namespace": "ana"}).json()["hits"] == []
+    )
+
+
+def test_turns_transcripts_context_and_core_blocks(http: httpx.Client) -> None:
+    turn = http.post(
+        "/v1/turns",
+        json={"session_id": "s-rest", "user_message": "I adopted a cat", "assistant_message": "!"},
+    )
+    assert turn.status_code == 201
+    sessions = http.get("/v1/sessions").json()["sessions"]
+    assert "s-rest" in [s["session_id"] for s in sessions]
+    page = http.get("/v1/sessions/s-rest/turns", params={"limit": 5}).json()
+    assert page["turns"][0]["user_message"] == "I adopted a cat"
+    assert http.get("/v1/sessions/none-such/turns").status_code == 404
+    added = http.post("/v1/core/user/add", json={"text": "Name: Ana", "namespace": "ana"})
+    assert added.json()["block"]["entries"] == ["Name: Ana"]
+    full = http.post("/v1/core/user/add", json={"text": "x" * 3000, "namespace": "ana"})
+    assert full.status_code == 409
+    assert full.json()["error"] == "BlockFullError"
+    assert "Name: Ana" in full.json()["message"]
+    ctx = http.post(
+        "/v1/context",
+        json={"query": "what pet?", "namespace": "ana", "session_id": "s-rest", "budget": 300},
+    ).json()
+    assert "Name: Ana" in ctx["text"]
+    assert "I adopted a cat" in ctx["text"]
+    assert ctx["tokens"] <= 300
+    blocks = http.get("/v1/core", params={"namespace": "ana"}).json()
+    assert [b["label"] for b in blocks] == ["user", "self"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "error"),
+    [
+        ("/v1/recall", b'{"query": ', 422, "ValidationError"),
+        ("/v1/recall", b"[1, 2]", 422, "ValidationError"),
+        ("/v1/recall", b"query=x", 422, "ValidationError"),
+        ("/v1/recall", b'{"query": "x", "k": "5"}', 422, "ValidationError"),
+        ("/v1/recall", b'{"query": "x", "extra": 1}', 422, "ValidationError"),
+        ("/v1/recall", b'{"query": "x", "k": 0}', 422, "InvalidArgumentError"),
+        ("/v1/recall", b'{"query": "x", "namespace": "carol"}', 404, "UnknownScopeError"),
+        ("/v1/recall", b'{"query": "x", "namespace": ""}', 422, "InvalidArgumentError"),
+        ("/v1/memories", b'{"text": "a\\u0000b"}', 422, "InvalidArgumentError"),
+        ("/v1/memories", b'{"text": "\\ud800"}', 422, "InvalidArgumentError"),
+        ("/v1/memories", b'{"text": "x", "kind": "poem"}', 422, "InvalidArgumentError"),
+        ("/v1/context", b'{"query": "x", "budget": 5}', 422, "BudgetError"),
+        ("/v1/core/nope/add", b'{"text": "x"}', 422, "InvalidArgumentError"),
+        ("/v1/forget", b'{"ids": []}', 422, "InvalidArgumentError"),
+    ],
+)
+def test_bad_requests_are_4xx_never_500(
+    http: httpx.Client, path: str, body: bytes, status: int, error: str
+) -> None:
+    answer = http.post(path, content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == status, answer.text
+    assert answer.json()["error"] == error
+    assert answer.json()["detail"]
+
+
+def test_oversized_bodies_are_413_declared_or_streamed(http: httpx.Client) -> None:
+    big = b'{"text": "' + b"x" * (2 << 20) + b'"}'
+    declared = http.post("/v1/memories", content=big, headers={"content-type": "application/json"})
+    assert declared.status_code == 413
+
+    def chunks() -> Iterator[bytes]:
+        for i in range(0, len(big), 65536):
+            yield big[i : i + 65536]
+
+    streamed = http.post(
+        "/v1/memories", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert streamed.status_code == 413
+    assert http.get("/health").status_code == 200
+
+
+def test_a_public_address_needs_a_token_and_a_token_is_enforced(tmp_path: Path) -> None:
+    public = ["--host", "0.0.0.0", "--port", str(free_port())]
+    refused = subprocess.run(
+        [sys.executable, "-m", "remem", "serve", "--dir", str(tmp_path / "m"), *HASHING, *public],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 1
+    assert "bearer token" in refused.stderr
+    port = free_port()
+    args = ["serve", "--dir", str(tmp_path / "m"), *HASHING, "--port", str(port)]
+    with (
+        live_server(args, port, env={"REMEM_SERVER_TOKEN": TOKEN}),
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client,
+    ):
+        assert client.get("/health").status_code == 200
+        assert client.get("/ready").status_code == 200
+        denied = client.post("/v1/recall", json={"query": "x"})
+        assert denied.status_code == 401
+        wrong = client.post(
+            "/v1/recall", json={"query": "x"}, headers={"authorization": "Bearer nope"}
+        )
+        assert wrong.status_code == 401
+        allowed = client.post(
+            "/v1/recall", json={"query": "x"}, headers={"authorization": f"Bearer {TOKEN}"}
+        )
+        assert allowed.status_code == 200
+
+
+async def test_shutdown_drains_every_acknowledged_write(tmp_path: Path) -> None:
+    directory = tmp_path / "m"
+    port = free_port()
+    args = ["serve", "--dir", str(directory), *HASHING, "--port", str(port)]
+    acknowledged: list[str] = []
+    with live_server(args, port) as process:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+
+            async def write(i: int) -> None:
+                answer = await client.post("/v1/memories", json={"text": f"fact number {i}"})
+                if answer.status_code == 201:
+                    acknowledged.append(answer.json()["id"])
+
+            first = [asyncio.create_task(write(i)) for i in range(40)]
+            await asyncio.gather(*first[:10])
+            abandoned = first[30:]  # clients that hang up mid-request
+            for task in abandoned:
+                task.cancel()
+            process.send_signal(signal.SIGTERM)  # while the rest are in flight
+            await asyncio.gather(*first[10:30], return_exceptions=True)
+            await asyncio.gather(*abandoned, return_exceptions=True)
+        # uvicorn re-raises the signal once it has shut down gracefully (the conventional status)
+        assert await asyncio.to_thread(process.wait, 60) in (0, -signal.SIGTERM)
+        assert process.stderr is not None
+        assert b"Traceback" not in process.stderr.read()
+    assert len(acknowledged) >= 10
+    async with MemoryService.open(directory, embedding_provider="hashing") as service:
+        for memory_id in acknowledged:
+            await service.forget([memory_id])  # NotFoundError if the write was lost
