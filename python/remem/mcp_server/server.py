@@ -8,7 +8,7 @@ default namespace, rendered as in a prompt), ``remem://core/{label}`` (one block
 namespace) and ``remem://namespaces/{namespace}/core/{label}`` (one block of any served
 namespace), each as JSON (:class:`~remem.service.BlockView`). Over streamable HTTP
 (:func:`serve_http`) the server binds loopback unless told otherwise, and then requires a bearer
-token (:mod:`remem.rest.auth` explains the rule; the same one holds here).
+token (:mod:`remem.service.auth` states the rule; the REST API follows the same one).
 """
 
 from __future__ import annotations
