@@ -12,8 +12,8 @@ the bounded load test — all in one run on one 10k-memory directory.
 Targets (issue 20): REST p50 ≤ in-process p50 + 2 ms; MCP stdio p50 ≤ 10 ms. ``extra_info`` has
 every p50/p99 and the correctness flags; the printed table is what the docs quote.
 
-Measured once (release build, hashing embedder, a 2-core machine at load average ~15 from other
-jobs, so the latencies are noise-dominated and say nothing about the targets): p50 / p99 ms —
+Measured once (hashing embedder; a 2-core machine at load average ~15 from other jobs, so the
+latencies are noise-dominated and say nothing about the targets): p50 / p99 ms —
 in-process 76.0 / 521, REST 55.1 / 705, MCP stdio 65.4 / 664; load 8 × 1,000 ops in 734 s,
 p50 512 / p99 2,789 ms, 0 errors, 0 lost writes (2,333 memories + 1,572 turns acknowledged).
 

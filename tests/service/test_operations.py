@@ -147,3 +147,21 @@ def test_config_is_validated() -> None:
         ServiceConfig(namespace="x", namespaces=("a",))
     with pytest.raises(ConfigError, match="max_k"):
         ServiceConfig(max_k=0)
+
+
+async def test_close_runs_pending_extraction_before_the_runtime_closes(tmp_path: Path) -> None:
+    from remem.controller.config import ControllerConfig, ExtractionConfig
+    from remem.extraction.rules import RuleExtractor
+
+    path = tmp_path / "m"
+    waits = ControllerConfig(extraction=ExtractionConfig(interval=50))  # nothing extracts early
+    svc = MemoryService.open(
+        path, embedding_provider="hashing", extractor=RuleExtractor(), controller=waits
+    )
+    async with svc:
+        await svc.record_turn("s1", "I moved to Lisbon last month", "Nice!")
+        assert svc.runtime.controller.pending_extraction == 1
+    async with MemoryService.open(path, embedding_provider="hashing") as again:
+        hits = (await again.recall("where does the user live")).hits
+        extracted = [h.memory.text for h in hits if h.memory.stage != "episodic"]
+        assert any("Lisbon" in text for text in extracted), [h.memory.text for h in hits]
