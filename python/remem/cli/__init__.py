@@ -20,6 +20,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("remem.cli.chat", "talk to the companion, see what it remembers"),
     "snapshot": ("remem.cli.snapshot", "a verified snapshot of a closed memory directory"),
     "restore": ("remem.cli.restore", "restore a snapshot into a memory directory"),
+    "reorganize": ("remem.cli.reorganize", "preview (or --execute) consolidation + lifecycle"),
+    "lifecycle": ("remem.cli.lifecycle", "preview (or --execute) lifecycle moves"),
+    "migrate": ("remem.cli.migrate", "preview (or --execute) schema migrations"),
+    "reset": ("remem.cli.reset", "start over with an empty memory (asks, or --yes)"),
+    "reembed": ("remem.cli.reembed", "re-embed every memory with another model, validated"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 
