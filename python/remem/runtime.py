@@ -92,8 +92,12 @@ class Runtime:
         embedder: EmbeddingService | None = None,
         extractor: Extractor | None = None,
         clock: Clock | None = None,
+        generation: str | None = None,
     ) -> None:
+        """``generation``: the collection prefix to open instead of the directory's pointer
+        (:mod:`remem.staging.generation`) — how ``remem reembed`` builds a new generation."""
         self.config = config
+        self._generation = generation
         self.clock: Clock = clock if clock is not None else SystemClock()
         # `auto` may still fall back to hashing once the stored collections are seen (_build).
         self._auto_embedder = embedder is None and config.embedding_provider == "auto"
@@ -210,9 +214,11 @@ class Runtime:
             await self._build()
         except EmbeddingModelMismatchError as exc:
             await self._close_all()
+            # The store's own advice (reembed=True empties it) is not a Runtime option.
+            what = str(exc).split(";")[0]
             raise EmbeddingModelMismatchError(
-                f"{exc}. To move this memory to {self.embedder.model_name!r} keeping every "
-                f"memory, run `remem reembed --dir {self.config.path} --model "
+                f"{what}; open it with that model, or move it to {self.embedder.model_name!r} "
+                f"keeping every memory: `remem reembed --dir {self.config.path} --model "
                 f"{self._provider_name()}` (a snapshot first, then a validated switch)"
             ) from exc
         except BaseException:
@@ -238,13 +244,13 @@ class Runtime:
         for store in (transcript, episodic, records, graph, blocks, vectors):
             await self._opened(store)
         # `remem reembed` switches the generation (remem.staging.generation).
-        generation = read_generation(cfg.path)
-        await self._keep_stored_model(vectors, generation.prefix)
+        prefix = self._generation or read_generation(cfg.path).prefix
+        await self._keep_stored_model(vectors, prefix)
         self._block_store = blocks
         collections = CollectionManager(
             vectors,
             self.embedder,
-            config=StagingConfig(prefix=generation.prefix),
+            config=StagingConfig(prefix=prefix),
             journal=FileMoveJournal(cfg.path / "moves.journal"),
         )
         await self._opened(collections)

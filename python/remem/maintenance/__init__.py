@@ -24,6 +24,7 @@ from remem.maintenance.errors import (
     ReembedValidationError,
 )
 from remem.maintenance.lifecycle import describe_execution, run_lifecycle
+from remem.maintenance.reembed import ReembedResult, confirm_reembed, embedder_for, reembed
 from remem.maintenance.reorganize import (
     ReorganizePlan,
     ReorganizeReport,
@@ -41,16 +42,20 @@ __all__ = [
     "MaintenanceError",
     "PreflightError",
     "ReembedError",
+    "ReembedResult",
     "ReembedValidationError",
     "ReorganizePlan",
     "ReorganizeReport",
     "SchemaPlan",
     "apply_migrations",
+    "confirm_reembed",
     "describe_execution",
     "describe_reset",
+    "embedder_for",
     "execute_reorganize",
     "preflight",
     "preview_reorganize",
+    "reembed",
     "reset_memory",
     "run_lifecycle",
     "schema_plan",
