@@ -39,6 +39,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--confirm", action="store_true", help="drop the previous generation (after a switch)"
     )
+    parser.add_argument(
+        "--batch", type=int, default=256, help="memories embedded per batch (256)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -72,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
         if args.confirm:
             print(await confirm_reembed(config, embedder_for(args.model, args.dimension)))
             return 0
-        result = await reembed(config, args.model, dimension=args.dimension, progress=ProgressBar())
+        result = await reembed(
+            config, args.model, dimension=args.dimension, progress=ProgressBar(), batch=args.batch
+        )
         print(result.describe())
         return 0
 

@@ -169,6 +169,8 @@ async def reembed(
     import time
 
     started = time.perf_counter()
+    if batch < 1:
+        raise ConfigError(f"batch must be a positive number of memories, got {batch}")
     embedder = embedder_for(provider, dimension)
     path = Path(config.path)
     state = _read_state(config)
