@@ -115,13 +115,13 @@ def _forget_blocks_schema(memory: Path, backend: dict[str, str]) -> None:
             conn.execute("DROP TABLE core_block_history, core_blocks")
             conn.execute("DELETE FROM remem_schema_migrations WHERE component = 'blocks'")
         return
-    conn = duckdb.connect(str(memory / "memory.duckdb"))
+    ddb = duckdb.connect(str(memory / "memory.duckdb"))
     try:
-        conn.execute("DROP TABLE core_block_history")
-        conn.execute("DROP TABLE core_blocks")
-        conn.execute("DELETE FROM remem_schema_migrations WHERE component = 'duckdb-blocks'")
+        ddb.execute("DROP TABLE core_block_history")
+        ddb.execute("DROP TABLE core_blocks")
+        ddb.execute("DELETE FROM remem_schema_migrations WHERE component = 'duckdb-blocks'")
     finally:
-        conn.close()
+        ddb.close()
 
 
 def test_migrate_lists_the_pending_steps_then_applies_them(

@@ -97,7 +97,7 @@ def test_a_generation_that_does_not_validate_is_not_switched(
     config = RuntimeConfig(
         path=memory,
         embedding_provider="hashing",
-        backend=backend.get("backend", "embedded"),
+        backend="postgres" if backend else "embedded",
         dsn=backend.get("dsn"),
     )
     with pytest.raises(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -63,7 +63,7 @@ def load_config(args: argparse.Namespace) -> Any:
     return RuntimeConfig.from_toml(file, **overrides)
 
 
-def run_guarded(command: str, body: Callable[[], Awaitable[int]]) -> int:
+def run_guarded(command: str, body: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """Run ``body``; a RememError becomes one ``remem COMMAND: error: …`` line and exit 1."""
     from remem.errors import RememError
 
