@@ -39,9 +39,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--confirm", action="store_true", help="drop the previous generation (after a switch)"
     )
-    parser.add_argument(
-        "--batch", type=int, default=256, help="memories embedded per batch (256)"
-    )
+    parser.add_argument("--batch", type=int, default=256, help="memories embedded per batch (256)")
     parser.set_defaults(run=run)
 
 
