@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
     parser = add_command(
         sub,
         "lifecycle",
-        help="preview (or --execute) lifecycle promotions, decay and deletions",
+        help="preview (or --execute) lifecycle moves",
         description="Preview the lifecycle plan for now (every record scored; nothing "
         "changes); --execute applies exactly that plan, crash-safely.",
         epilog=EXAMPLES,

@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
     parser = add_command(
         sub,
         "migrate",
-        help="preview (or --execute) schema migrations, on either backend",
+        help="preview (or --execute) schema migrations",
         description="Show the stored schema version of every component (SQLite, DuckDB, "
         "vectors, or the PostgreSQL tables) and the steps that would bring it to this "
         "remem's; --execute applies them.",

@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
     parser = add_command(
         sub,
         "reorganize",
-        help="preview (or --execute) consolidation and lifecycle maintenance",
+        help="preview (or --execute) consolidation + lifecycle",
         description="Quiesce the memory, run the preflight checks, and preview the entity "
         "merges, fact and relationship supersessions, day summaries and lifecycle moves a "
         "reorganisation would make; --execute applies them.",
