@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -166,8 +167,6 @@ async def reembed(
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> ReembedResult:
     """Re-embed the memory ``config`` names with ``provider`` (module docstring)."""
-    import time
-
     started = time.perf_counter()
     if batch < 1:
         raise ConfigError(f"batch must be a positive number of memories, got {batch}")
