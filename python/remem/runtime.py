@@ -23,7 +23,9 @@ installed (and ``embedding_dimension`` is 384), HashingEmbedder otherwise. A dir
 model its collections were built with: each collection records its embedding model, so when the
 staged collections already exist under the hashing embedder's model name, ``auto`` reopens them
 with the hashing embedder (``describe()`` shows which) — nothing is re-embedded or wiped. To move
-such a directory to MiniLM, re-embed it explicitly (``create_collection(..., reembed=True)``).
+such a directory to MiniLM, re-embed it explicitly: ``remem reembed --model minilm``
+(:mod:`remem.maintenance.reembed`), which builds a new collection generation and switches
+:mod:`remem.staging.generation`'s pointer; ``Runtime.open`` on a model mismatch says so.
 A directory built with MiniLM and opened where MiniLM is missing fails with the store's
 model-mismatch error instead of silently switching.
 
@@ -46,13 +48,14 @@ from typing import Any, Self
 from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
-from remem.errors import ConfigError, StoreClosedError
+from remem.errors import ConfigError, EmbeddingModelMismatchError, StoreClosedError
 from remem.failures import FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
 from remem.runtime_config import RuntimeConfig
-from remem.staging import CollectionManager, FileMoveJournal
+from remem.staging import STAGED, CollectionManager, FileMoveJournal, StagingConfig
+from remem.staging.generation import read_generation
 from remem.stores.episodic import EpisodicStore
 from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
@@ -89,8 +92,12 @@ class Runtime:
         embedder: EmbeddingService | None = None,
         extractor: Extractor | None = None,
         clock: Clock | None = None,
+        generation: str | None = None,
     ) -> None:
+        """``generation``: the collection prefix to open instead of the directory's pointer
+        (:mod:`remem.staging.generation`) — how ``remem reembed`` builds a new generation."""
         self.config = config
+        self._generation = generation
         self.clock: Clock = clock if clock is not None else SystemClock()
         # `auto` may still fall back to hashing once the stored collections are seen (_build).
         self._auto_embedder = embedder is None and config.embedding_provider == "auto"
@@ -141,15 +148,24 @@ class Runtime:
             clock=clock,
         )
 
+    def _provider_name(self) -> str:
+        """The ``embedding_provider`` value that names the embedder in use."""
+        if isinstance(self.embedder, HashingEmbedder):
+            return "hashing"
+        provider = self.config.embedding_provider
+        return "minilm" if provider == "auto" else provider
+
     def _default_embedder(self) -> EmbeddingService:
         return provider_embedder(self.config.embedding_provider, self.config.embedding_dimension)
 
-    async def _keep_stored_model(self, vectors: VectorStore) -> None:
-        """Under ``auto``: reopen collections built by the hashing embedder with it."""
+    async def _keep_stored_model(self, vectors: VectorStore, prefix: str) -> None:
+        """Under ``auto``: reopen collections built by the hashing embedder with it (only the
+        active generation's collections count)."""
         if not self._auto_embedder or isinstance(self.embedder, HashingEmbedder):
             return
         hashing = HashingEmbedder(dimension=self.config.embedding_dimension)
-        stored = {info.model_name for info in await vectors.list_collections()}
+        names = {f"{prefix}_{stage.value}" for stage in STAGED}
+        stored = {i.model_name for i in await vectors.list_collections() if i.name in names}
         if hashing.model_name in stored and self.embedder.model_name not in stored:
             self.embedder = hashing
 
@@ -196,6 +212,15 @@ class Runtime:
             return self
         try:
             await self._build()
+        except EmbeddingModelMismatchError as exc:
+            await self._close_all()
+            # The store's own advice (reembed=True empties it) is not a Runtime option.
+            what = str(exc).split(";")[0]
+            raise EmbeddingModelMismatchError(
+                f"{what}; open it with that model, or move it to {self.embedder.model_name!r} "
+                f"keeping every memory: `remem reembed --dir {self.config.path} --model "
+                f"{self._provider_name()}` (a snapshot first, then a validated switch)"
+            ) from exc
         except BaseException:
             await self._close_all()
             raise
@@ -218,10 +243,15 @@ class Runtime:
         transcript, episodic, records, graph, blocks, vectors = self._stores()
         for store in (transcript, episodic, records, graph, blocks, vectors):
             await self._opened(store)
-        await self._keep_stored_model(vectors)
+        # `remem reembed` switches the generation (remem.staging.generation).
+        prefix = self._generation or read_generation(cfg.path).prefix
+        await self._keep_stored_model(vectors, prefix)
         self._block_store = blocks
         collections = CollectionManager(
-            vectors, self.embedder, journal=FileMoveJournal(cfg.path / "moves.journal")
+            vectors,
+            self.embedder,
+            config=StagingConfig(prefix=prefix),
+            journal=FileMoveJournal(cfg.path / "moves.journal"),
         )
         await self._opened(collections)
         direct = DirectWrites(

@@ -72,15 +72,22 @@ def test_every_slash_command(tmp_path: Path) -> None:
         screen.expect(r"remem> ")
         screen.prompt()
         screen.line("/help")
-        for usage in ("/help [command]", "/transcript [session] [--last N]", "/reset"):
+        for usage in (
+            "/help [command]",
+            "/transcript [session] [--last N]",
+            "/reorganize [--execute]",
+            "/migrate [--execute]",
+            "/snapshot [DIR]",
+            "/reset",
+        ):
             screen.expect(rf"  {__import__('re').escape(usage)}")
-        screen.expect(r"Not available in this build: /reorganize, /migrate, /snapshot")
         screen.prompt()
         screen.line("/help lifecycle")
         screen.expect(r"usage: /lifecycle \[--execute\]\n.*\n\nPreviews which memories")
         screen.prompt()
         screen.line("/help reorganize")
-        screen.expect(r"/reorganize: not available in this build: .*recovery contracts")
+        screen.expect(r"usage: /reorganize \[--execute\]\n.*\n\nQuiesces the memory")
+        screen.expect(r"  embedding-model: every active collection was built by the embedder")
         screen.prompt()
         screen.line("/sessions")
         screen.expect(r"\* s1 .* 1 turns")
@@ -126,6 +133,21 @@ def test_every_slash_command(tmp_path: Path) -> None:
         screen.line("/lifecycle --now")
         screen.expect(r"error: the only option is --execute, got '--now'\nusage: /lifecycle")
         screen.prompt()
+        screen.line("/reorganize")
+        screen.expect(r"\[ok\] extraction-drained: nothing pending")
+        screen.expect(r"planned change\(s\); only the exact option /reorganize --execute")
+        screen.prompt()
+        screen.line("/reorganize --exec")
+        screen.expect(r"error: the only option is --execute, got '--exec'\nusage: /reorganize")
+        screen.prompt()
+        screen.line("/reorganize --execute")
+        screen.expect(r"consolidation: \d+ supersessions, \d+ merges, \d+ day summaries")
+        screen.expect(r"lifecycle: executed plan \S+")
+        screen.prompt()
+        screen.line("/migrate")
+        screen.expect(r"schema of the embedded memory:\n  records .* v1 of v1  current")
+        screen.expect(r"nothing to migrate")
+        screen.prompt()
         screen.line("/blocks extra")
         screen.expect(r"error: takes no arguments, got 'extra'\nusage: /blocks")
         screen.prompt()
@@ -138,8 +160,11 @@ def test_every_slash_command(tmp_path: Path) -> None:
         screen.line("/frobnicate")
         screen.expect(r"error: unknown command /frobnicate\nusage: /help \[command\]")
         screen.prompt()
-        screen.line("/snapshot")
-        screen.expect(r"error: /snapshot is not available in this build")
+        screen.line(f"/snapshot {tmp_path / 'snap'}")
+        screen.expect(r"snapshot \S+/snap: \d+ files, [\d,]+ bytes, verified")
+        screen.prompt()
+        screen.line("/snapshot a b")
+        screen.expect(r"error: give at most one snapshot directory\nusage: /snapshot \[DIR\]")
         screen.prompt()
         screen.line("/new s2")
         screen.expect(r"new session s2")
@@ -169,6 +194,7 @@ def test_every_slash_command(tmp_path: Path) -> None:
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("m.reset-")]
     assert len(kept) == 1
     assert (kept[0] / "transcript.db").exists()
+    assert (tmp_path / "snap" / "manifest.json").exists()
 
 
 class SlowGemini:

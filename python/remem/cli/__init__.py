@@ -22,6 +22,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("remem.cli.restore", "restore a snapshot into a memory directory"),
     "mcp": ("remem.cli.mcp", "serve memory to MCP clients (stdio or HTTP)"),
     "serve": ("remem.cli.serve", "serve memory as a REST API (FastAPI)"),
+    "reorganize": ("remem.cli.reorganize", "preview (or --execute) consolidation + lifecycle"),
+    "lifecycle": ("remem.cli.lifecycle", "preview (or --execute) lifecycle moves"),
+    "migrate": ("remem.cli.migrate", "preview (or --execute) schema migrations"),
+    "reset": ("remem.cli.reset", "start over with an empty memory (asks, or --yes)"),
+    "reembed": ("remem.cli.reembed", "re-embed every memory with another model, validated"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 

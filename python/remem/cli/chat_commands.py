@@ -6,21 +6,36 @@ terminal does. A bad command or bad arguments give one ``error:`` line and the c
 (:class:`CommandError`); a RememError from the memory gives one ``error:`` line — never a
 traceback. ``/reset`` asks first through the ``confirm`` callable it is given.
 
-Commands with no backing API in this build (``/reorganize``, ``/migrate``, ``/snapshot``) are
-listed by ``/help`` as not available and answer with a one-line error saying so.
+The maintenance commands (``/reorganize``, ``/lifecycle``, ``/migrate``, ``/snapshot``,
+``/reset``) call the same implementations as ``remem reorganize`` & co.
+(:mod:`remem.maintenance`, :mod:`remem.recovery`); those that need the memory closed run
+between a close and a reopen of the session's runtime (:func:`_closed`).
 """
 
 from __future__ import annotations
 
 import shlex
-import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
 
 from remem.cli.chat_session import CANCELLED, ChatSession
 from remem.errors import RememError
+from remem.maintenance import (
+    CHECKS,
+    describe_reset,
+    execute_reorganize,
+    preview_reorganize,
+    reset_memory,
+    run_lifecycle,
+    schema_plan,
+)
 from remem.models import MemoryKind
+from remem.recovery import snapshot
+
+T = TypeVar("T")
 
 __all__ = ["COMMANDS", "UNAVAILABLE", "Command", "CommandError", "Output", "run_command"]
 
@@ -104,7 +119,8 @@ async def _help(session: ChatSession, args: Args) -> Output:
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = ["Type a message to talk; commands start with /.", ""]
     lines += [f"  {c.usage:<{width}}  {c.summary}" for c in COMMANDS.values()]
-    lines += ["", "Not available in this build: " + ", ".join(f"/{n}" for n in UNAVAILABLE)]
+    if UNAVAILABLE:
+        lines += ["", "Not available in this build: " + ", ".join(f"/{n}" for n in UNAVAILABLE)]
     lines.append("Ctrl-C cancels a reply; Ctrl-D (or /quit) saves and exits.")
     return Output("\n".join(lines))
 
@@ -222,21 +238,72 @@ async def _forget(session: ChatSession, args: Args) -> Output:
 
 
 async def _lifecycle(session: ChatSession, args: Args) -> Output:
+    return Output(await run_lifecycle(session.runtime, execute=_execute(args)))
+
+
+def _execute(args: Args) -> bool:
+    """Whether the words are exactly ``--execute`` (nothing else is accepted)."""
     execute = args.words == ["--execute"]
     if args.words and not execute:
         raise args.fail(f"the only option is --execute, got {' '.join(args.words)!r}")
-    manager = session.runtime.lifecycle
-    assert manager is not None  # the runtime opens it
-    plan = await manager.preview()
+    return execute
+
+
+async def _reorganize(session: ChatSession, args: Args) -> Output:
+    execute = _execute(args)
+    plan = await preview_reorganize(session.runtime)
     if not execute:
-        tail = "\n(preview only; /lifecycle --execute applies it)" if plan else ""
-        return Output(plan.describe() + tail)
-    report = await manager.execute(plan)
+        return Output(plan.describe().replace("--execute", "/reorganize --execute"))
+    report = await execute_reorganize(session.runtime, plan)
+    return Output(report.describe())
+
+
+async def _closed(session: ChatSession, action: Callable[[], T]) -> T:
+    """Run ``action`` with the runtime closed (drained), then reopen it — even if it fails."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def between() -> None:
+        try:
+            outcome.append(action())
+        except Exception as exc:  # re-raised once the memory is open again
+            failure.append(exc)
+
+    await session.reopen(between)
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+async def _migrate(session: ChatSession, args: Args) -> Output:
+    execute = _execute(args)
+    config = session.runtime.config
+    # Opening a memory applies its migrations, so what this shows is read with it closed, and
+    # reopening applies any step listed.
+    plan = await _closed(session, lambda: schema_plan(config))
+    text = plan.describe().replace("--execute", "/migrate --execute")
+    if execute:
+        text += f"\napplied {plan.steps} step(s) on reopening; every component is current"
+    return Output(text)
+
+
+async def _snapshot(session: ChatSession, args: Args) -> Output:
+    if len(args.words) > 1:
+        raise args.fail("give at most one snapshot directory")
+    config = session.runtime.config
+    if config.backend != "embedded":
+        return Output(
+            "error: /snapshot works on the embedded backend only; with postgres, use pg_dump",
+            error=True,
+        )
+    stamp = f"{datetime.now(UTC):%Y%m%d-%H%M%S}"
+    default = config.path.with_name(f"{config.path.name}.snapshot-{stamp}")
+    out = Path(args.words[0]) if args.words else default
+    manifest = await _closed(session, lambda: snapshot(config.path, out))
+    total = sum(p.bytes for p in manifest.participants)
     return Output(
-        f"executed plan {report.plan_id}: {report.changed} change(s) — promoted "
-        f"{report.promoted}, decayed {report.decayed}, deleted {report.deleted}, reactivated "
-        f"{report.reactivated}; vectors moved {report.vectors_moved}, removed "
-        f"{report.vectors_removed}"
+        f"snapshot {out}: {len(manifest.participants)} files, {total:,} bytes, verified "
+        f"(remem restore {out} --dir DIR puts it back)"
     )
 
 
@@ -255,19 +322,9 @@ async def _quit(session: ChatSession, args: Args) -> Output:
 async def _reset(session: ChatSession, args: Args) -> Output:
     _no_words(args)
     config = session.runtime.config
-    if config.backend != "embedded":
-        return Output(
-            "error: /reset works on an embedded directory only; with postgres, drop the "
-            "database's remem tables yourself",
-            error=True,
-        )
-    stamp = f"{datetime.now(UTC):%Y%m%d-%H%M%S}"
-    aside = config.path.with_name(f"{config.path.name}.reset-{stamp}")
-    question = f"/reset moves {config.path} aside to {aside} and starts an empty memory. Reset?"
-    if not await args.confirm(question):
+    if not await args.confirm("/" + describe_reset(config)):
         return Output("not reset")
-    await session.reopen(lambda: shutil.move(config.path, aside))
-    return Output(f"memory reset; the old one is kept in {aside}")
+    return Output(await _closed(session, lambda: reset_memory(config)))
 
 
 def _no_words(args: Args) -> None:
@@ -351,14 +408,45 @@ COMMANDS: dict[str, Command] = {
             "missing recall.",
             _lifecycle,
         ),
+        Command(
+            "reorganize",
+            "/reorganize [--execute]",
+            "preview consolidation + lifecycle; --execute applies it",
+            "Quiesces the memory (extraction drained, journaled writes applied), runs the "
+            "preflight checks and previews the entity merges, fact and relationship "
+            "supersessions, day summaries and lifecycle moves. Only the exact option "
+            "--execute applies them, and it is refused — nothing changed — when a check "
+            "fails:\n"
+            + "\n".join(f"  {name}: {why}" for name, why in CHECKS.items())
+            + "\nNot a fix for missing recall.",
+            _reorganize,
+        ),
+        Command(
+            "migrate",
+            "/migrate [--execute]",
+            "schema versions of every component; --execute applies pending steps",
+            "Closes the memory, reads each component's stored schema version and the steps "
+            "that would bring it to this remem's, and reopens it (opening applies them). "
+            "Not a fix for missing recall.",
+            _migrate,
+        ),
+        Command(
+            "snapshot",
+            "/snapshot [DIR]",
+            "a verified snapshot of this memory (embedded)",
+            "Closes the memory, copies it consistently into DIR (default "
+            "<dir>.snapshot-<time>) with a manifest of row counts and checksums, verifies "
+            "it and reopens. `remem restore DIR --dir …` puts it back.",
+            _snapshot,
+        ),
         Command("new", "/new [session]", "start a new session", "", _new),
         Command(
             "reset",
             "/reset",
             "start over with an empty memory (asks first)",
             "Closes the memory, moves its directory aside (kept, with a .reset-<time> "
-            "suffix) and opens an empty one. Embedded backend only. Not a fix for missing "
-            "recall.",
+            "suffix) — with postgres, drops every remem table — and opens an empty one. "
+            "Not a fix for missing recall.",
             _reset,
         ),
         Command("quit", "/quit", "save and exit (as Ctrl-D)", "", _quit),
@@ -366,13 +454,8 @@ COMMANDS: dict[str, Command] = {
 }
 """Command name → :class:`Command`, in the order ``/help`` lists them."""
 
-UNAVAILABLE: dict[str, str] = {
-    "reorganize": "not available in this build: coordinated reorganisation needs the "
-    "recovery contracts (snapshot, quiescence), which are not implemented yet",
-    "migrate": "not available in this build: there is no migration API yet",
-    "snapshot": "not available in this build: there is no snapshot API yet",
-}
-"""Commands the specification names that have no backing API here, with why."""
+UNAVAILABLE: dict[str, str] = {}
+"""Commands the specification names that have no backing API in this build, with why."""
 
 
 async def _never(question: str) -> bool:

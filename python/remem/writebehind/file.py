@@ -32,6 +32,9 @@ from remem.stores.sqlite.embedded import (
     write_transaction,
 )
 
+SCHEMA_VERSION = 1
+"""The writebehind schema version this remem writes (``remem migrate`` compares it)."""
+
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
     "body TEXT NOT NULL, vector BLOB)",
@@ -93,7 +96,11 @@ class JournalFile:
 
     def __init__(self, path: str | Path, *, durability: str | Durability = "normal") -> None:
         self._db = EmbeddedDatabase(
-            path, name="writebehind", schema=_SCHEMA, schema_version=1, durability=durability
+            path,
+            name="writebehind",
+            schema=_SCHEMA,
+            schema_version=SCHEMA_VERSION,
+            durability=durability,
         )
         self.path = self._db.path
         self._inline: sqlite3.Connection | None = None

@@ -36,6 +36,9 @@ from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.sqlite.search_identity import IDENTITY_SCHEMA, ensure_search_identity
 from remem.stores.transcript import check_entries, check_session_id
 
+SCHEMA_VERSION = 1
+"""The episodic schema version this remem writes (``remem migrate`` compares it)."""
+
 _IMMUTABLE = """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable
     BEFORE UPDATE ON episodic_items BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END"""
 _SCHEMA = (
@@ -165,7 +168,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
             path,
             name="episodic",
             schema=_SCHEMA,
-            schema_version=1,
+            schema_version=SCHEMA_VERSION,
             durability=durability,
             upgrade=lambda conn: ensure_search_identity(
                 conn, full_text, immutable_trigger=_IMMUTABLE

@@ -23,6 +23,9 @@ from remem.stores.sqlite.embedded import (
 )
 from remem.stores.transcript import check_entries, check_page, check_session, check_session_id
 
+SCHEMA_VERSION = 1
+"""The transcript schema version this remem writes (``remem migrate`` compares it)."""
+
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS transcript_sessions (
         session_id    TEXT PRIMARY KEY NOT NULL,
@@ -94,7 +97,11 @@ class SQLiteTranscriptStore(StoreLifecycle):
 
     def __init__(self, path: str | Path, *, durability: str | Durability = "normal") -> None:
         self._db = EmbeddedDatabase(
-            path, name="transcript", schema=_SCHEMA, schema_version=1, durability=durability
+            path,
+            name="transcript",
+            schema=_SCHEMA,
+            schema_version=SCHEMA_VERSION,
+            durability=durability,
         )
         self._pending: list[_Append] = []
         self._pending_lock = threading.Lock()

@@ -1,0 +1,111 @@
+"""SIGKILL at random points of ``remem reembed``: before the switch the memory still opens on its
+old model and recalls exactly what it did; after it, on the new one; and running the same command
+again always resumes to a consistent, validated, switched state."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from remem.staging.generation import read_generation
+from tests.maintenance.conftest import fill, open_memory
+
+KILLS = 6
+MEMORIES = 1500
+COMMAND = ["reembed", "--embedding-provider", "hashing", "--model", "hashing", "--dimension", "128"]
+COMMAND += ["--batch", "32"]
+QUERIES = ("cats and 3 dogs", "where does the user live", "city 2")
+
+
+class Worker:
+    def __init__(self, memory: Path) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.maintenance.reembed_worker",
+                *COMMAND,
+                "--dir",
+                str(memory),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        assert self.proc.stdout.readline().strip() == "ready"
+
+    def go(self) -> float:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.flush()
+        return time.monotonic()
+
+    def finish(self) -> float:
+        start = self.go()
+        assert self.proc.stdout is not None
+        lines = self.proc.stdout.read()
+        assert "done" in lines, lines
+        assert self.proc.wait(timeout=120) == 0
+        return time.monotonic() - start
+
+    def kill_after(self, delay: float) -> None:
+        self.go()
+        time.sleep(delay)
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=60)
+
+
+async def _recall(memory: Path, dimension: int) -> tuple[list[list[str]], dict[str, int]]:
+    async with open_memory(memory, {}, embedding_dimension=dimension) as rt:
+        hits = [[h.record.id for h in await rt.controller.recall(q, k=5)] for q in QUERIES]
+        counts = {i.name: i.count for i in await rt.controller.vector_store.list_collections()}
+        return hits, counts
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("built") / "memory"
+    asyncio.run(fill(path, {}, memories=MEMORIES))
+    return path
+
+
+def test_sigkill_during_reembed_resumes_to_a_consistent_state(built: Path, tmp_path: Path) -> None:
+    baseline, _ = asyncio.run(_recall(built, 384))
+    first = tmp_path / "first" / "memory"
+    shutil.copytree(built, first)
+    duration = Worker(first).finish()
+    switched, counts = asyncio.run(_recall(first, 128))
+    total = MEMORIES + 2
+    assert counts["memory_g2_short_term"] == total
+
+    rng = random.Random(18)
+    outcomes = {"before the switch": 0, "after the switch": 0}
+    for i in range(KILLS):
+        memory = tmp_path / f"kill{i}" / "memory"
+        shutil.copytree(built, memory)
+        Worker(memory).kill_after(rng.uniform(0.0, duration))
+        if read_generation(memory).prefix == "memory":
+            outcomes["before the switch"] += 1
+            hits, _ = asyncio.run(_recall(memory, 384))  # the old generation is untouched
+            assert hits == baseline
+        else:
+            outcomes["after the switch"] += 1
+            hits, counts = asyncio.run(_recall(memory, 128))
+            assert hits == switched
+        Worker(memory).finish()  # resumes (or, killed after it, re-validates the switch)
+        hits, counts = asyncio.run(_recall(memory, 128))
+        assert hits == switched
+        assert counts["memory_g2_short_term"] == counts["memory_short_term"] == total
+        assert not (memory / "reembed.json").exists()
+    print(f"reembed ({duration:.2f} s): kills left {outcomes}")
+    assert outcomes["before the switch"] >= KILLS // 2
