@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from remem.brains import Completion, GeminiBrain, Message, ScriptedBrain, ToolSpec
+from remem.brains import Brain, Completion, GeminiBrain, Message, ScriptedBrain, ToolSpec
 from remem.cli import build_parser
 from remem.cli.chat import load_config
 from remem.cli.chat_commands import COMMANDS, UNAVAILABLE, run_command
@@ -101,7 +101,7 @@ async def test_turns_recall_remember_forget_and_context(session: ChatSession) ->
     assert "blocks user " in status
 
 
-class _Hanging:
+class _Hanging(Brain):
     """A brain whose reply never comes (until cancelled)."""
 
     name = "hanging:test"

@@ -57,7 +57,7 @@ class ReplyCancelledError(RememError):
     """The user cancelled the reply (Ctrl-C) before the model finished it."""
 
 
-class InterruptibleBrain:
+class InterruptibleBrain(Brain):
     """A brain whose in-flight ``complete`` calls :meth:`interrupt` cancels (ReplyCancelledError).
 
     An interrupt with no call in flight is ignored, so a late Ctrl-C never cancels the next
