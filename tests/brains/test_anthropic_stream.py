@@ -187,3 +187,18 @@ async def test_refused_and_invalid_requests_fail_at_once(
             await brain.stream([Message.user("Hi")]).collect()
     with pytest.raises(BrainError, match="was closed"):
         await brain.stream([Message.user("Hi")]).collect()
+
+
+async def test_a_stream_closed_early_frees_its_connection(
+    stub: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slow = sse(*story(), *end(), delay=0.05)
+    stub.script.extend([lambda p: slow, lambda p: sse(*story(), *end())])
+    brain, _ = make(stub, monkeypatch)
+    async with brain:
+        async with brain.stream([Message.user("Hi")]) as stream:
+            assert await stream.__anext__() == "Olá, "
+        assert stream.done
+        assert [d async for d in stream] == []
+        assert (await brain.stream([Message.user("Again")]).collect()).text == "Olá, café ☕ é bom"
+    assert len(stub.requests) == 2

@@ -8,7 +8,7 @@ import asyncio
 import os
 import random
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -131,7 +131,7 @@ class HTTPBrain(Brain, ABC):
             stream=stream,
         )
 
-    async def _events(self, url: str, payload: Mapping[str, Any]) -> AsyncIterator[SSEEvent]:
+    async def _events(self, url: str, payload: Mapping[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """POST with retries (until the 200 status line), then the answer's SSE events.
 
         A connection dropped or stalled (no byte for ``timeout`` seconds) while the body is

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -114,15 +115,16 @@ class AnthropicBrain(HTTPBrain):
         self, payload: Mapping[str, Any]
     ) -> AsyncGenerator[str | Done[Completion], None]:
         reply = _StreamedMessage(self)
-        async for event in self._events(self._url, payload):
-            if event.event == "ping":
-                continue
-            delta = reply.apply(event.event, decode_event(event.data, self._fail))
-            if delta:
-                yield delta
-            if reply.stopped:
-                yield Done(reply.completion())
-                return
+        async with aclosing(self._events(self._url, payload)) as events:
+            async for event in events:
+                if event.event == "ping":
+                    continue
+                delta = reply.apply(event.event, decode_event(event.data, self._fail))
+                if delta:
+                    yield delta
+                if reply.stopped:
+                    yield Done(reply.completion())
+                    return
         raise self._cut_off("message_stop")
 
     def _payload(

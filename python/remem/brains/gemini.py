@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import quote
 
@@ -118,32 +119,33 @@ class GeminiBrain(HTTPBrain):
         parts: list[dict[str, Any]] = []
         last: dict[str, Any] = {}
         finish: object = None
-        async for event in self._events(self._stream_url, payload):
-            body = decode_event(event.data, self._fail)
-            if "error" in body:
-                error = body["error"]
-                detail = error.get("message") if isinstance(error, dict) else error
-                raise self._fail(f"the reply stream reported an error: {detail}; retry")
-            last = {**last, **{k: v for k, v in body.items() if k != "candidates"}}
-            candidates = body.get("candidates")
-            if not isinstance(candidates, list) or not candidates:
-                if self._parse(body).finish_reason == "content_filter":
-                    yield Done(self._parse(body))  # the prompt was blocked: no reply at all
-                    return
-                continue
-            piece = self._parse({"candidates": candidates[:1]})
-            candidate = candidates[0]  # _parse checked it is an object with a parts list
-            parts.extend(
-                part
-                for part in (candidate.get("content") or {}).get("parts") or ()
-                if isinstance(part.get("functionCall"), dict)
-            )
-            if piece.text:
-                texts.append(piece.text)
-                yield piece.text
-            if isinstance(candidate, dict) and candidate.get("finishReason"):
-                finish = candidate["finishReason"]
-                break
+        async with aclosing(self._events(self._stream_url, payload)) as events:
+            async for event in events:
+                body = decode_event(event.data, self._fail)
+                if "error" in body:
+                    error = body["error"]
+                    detail = error.get("message") if isinstance(error, dict) else error
+                    raise self._fail(f"the reply stream reported an error: {detail}; retry")
+                last = {**last, **{k: v for k, v in body.items() if k != "candidates"}}
+                candidates = body.get("candidates")
+                if not isinstance(candidates, list) or not candidates:
+                    if self._parse(body).finish_reason == "content_filter":
+                        yield Done(self._parse(body))  # the prompt was blocked: no reply at all
+                        return
+                    continue
+                piece = self._parse({"candidates": candidates[:1]})
+                candidate = candidates[0]  # _parse checked it is an object with a parts list
+                parts.extend(
+                    part
+                    for part in (candidate.get("content") or {}).get("parts") or ()
+                    if isinstance(part.get("functionCall"), dict)
+                )
+                if piece.text:
+                    texts.append(piece.text)
+                    yield piece.text
+                if isinstance(candidate, dict) and candidate.get("finishReason"):
+                    finish = candidate["finishReason"]
+                    break
         if finish is None:
             raise self._cut_off("a candidate's finishReason")
         whole = [{"text": "".join(texts)}, *parts] if texts else parts

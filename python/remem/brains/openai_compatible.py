@@ -4,6 +4,7 @@ the llama.cpp server."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -114,32 +115,33 @@ class OpenAICompatibleBrain(HTTPBrain):
         model = self._model
         usage: Usage | None = None
         done = False
-        async for event in self._events(self._url, payload):
-            if event.data.strip() == "[DONE]":
-                done = True
-                break
-            chunk = decode_event(event.data, self._fail)
-            if "error" in chunk:
-                error = chunk["error"]
-                detail = error.get("message") if isinstance(error, dict) else error
-                raise self._fail(f"the reply stream reported an error: {detail}; retry")
-            model = str(chunk.get("model") or model)
-            usage = _usage(chunk.get("usage")) or usage
-            choices = chunk.get("choices") or []
-            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-                continue  # a usage-only or keep-alive chunk
-            choice = choices[0]
-            if choice.get("finish_reason") is not None:
-                finish = choice["finish_reason"]
-            delta = choice.get("delta")
-            if not isinstance(delta, dict):
-                continue
-            text = delta.get("content")
-            if isinstance(text, str) and text:
-                texts.append(text)
-                yield text
-            for piece in delta.get("tool_calls") or ():
-                _merge_tool_call(calls, piece)
+        async with aclosing(self._events(self._url, payload)) as events:
+            async for event in events:
+                if event.data.strip() == "[DONE]":
+                    done = True
+                    break
+                chunk = decode_event(event.data, self._fail)
+                if "error" in chunk:
+                    error = chunk["error"]
+                    detail = error.get("message") if isinstance(error, dict) else error
+                    raise self._fail(f"the reply stream reported an error: {detail}; retry")
+                model = str(chunk.get("model") or model)
+                usage = _usage(chunk.get("usage")) or usage
+                choices = chunk.get("choices") or []
+                if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+                    continue  # a usage-only or keep-alive chunk
+                choice = choices[0]
+                if choice.get("finish_reason") is not None:
+                    finish = choice["finish_reason"]
+                delta = choice.get("delta")
+                if not isinstance(delta, dict):
+                    continue
+                text = delta.get("content")
+                if isinstance(text, str) and text:
+                    texts.append(text)
+                    yield text
+                for piece in delta.get("tool_calls") or ():
+                    _merge_tool_call(calls, piece)
         if not done and finish is None:
             raise self._cut_off("its finish_reason or data: [DONE]")
         message: dict[str, Any] = {"content": "".join(texts)}

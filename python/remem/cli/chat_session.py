@@ -47,9 +47,10 @@ COUNTED_STAGES = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM, MemoryStage.DEC
 
 
 async def _read(stream: TurnStream, on_delta: Callable[[str], object] | None) -> TurnResult:
-    async for delta in stream:
-        if on_delta is not None:
-            on_delta(delta)
+    async with stream:  # a failing on_delta closes it at once: the turn counts as cancelled
+        async for delta in stream:
+            if on_delta is not None:
+                on_delta(delta)
     return stream.result
 
 
