@@ -14,6 +14,7 @@ import remem
 from remem.brains import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
+    BrainRequest,
     Completion,
     DeltaStream,
     Done,
@@ -28,6 +29,7 @@ from remem.companion import CANCELLED_REPLY, Companion, TurnStream
 from remem.embeddings import HashingEmbedder
 from remem.models import TranscriptEntry
 from remem.stores.duckdb import DuckDBRecordStore
+from remem.stores.duckdb.blocks import DuckDBBlockStore
 from remem.stores.hnsw import HnswVectorStore
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
@@ -166,6 +168,7 @@ STORES: tuple[type, ...] = (
     SQLiteTranscriptStore,
     SQLiteEpisodicStore,
     DuckDBRecordStore,
+    DuckDBBlockStore,
     HnswVectorStore,
     HashingEmbedder,
 )
@@ -177,17 +180,31 @@ async def test_cancelled_at_every_await_point_the_turn_is_whole_or_kept_without_
 ) -> None:
     injector = CancelInjector(phase=phase)
     injector.patch(monkeypatch, *STORES, PieceBrain)
-    brain = PieceBrain(default=REPLY)
+
+    def note_first(request: BrainRequest) -> bool:  # a block write, then the reply
+        return not any(m.role == "tool" for m in request.messages)
+
+    def note(request: BrainRequest) -> Completion:
+        n = request.last_user_text.rpartition("#")[2]
+        add = ToolCall(f"c{n}", "core_memory_add", {"block": "user", "text": f"n{n}"})
+        return Completion(tool_calls=(add,))
+
+    brain = PieceBrain(rules=[(note_first, note)], default=REPLY)
     companion = Companion(brain, runtime)
+    blocks = await companion.blocks()
+    assert blocks is not None
     streams: dict[int, TurnStream] = {}
     outcomes = {"kept without reply": 0, "whole": 0}
 
     async def write(n: int) -> None:
-        streams[n] = companion.stream_turn("I moved to Lisbon last week", session_id=f"s{n}")
+        streams[n] = companion.stream_turn(f"I moved to Lisbon #{n}", session_id=f"s{n}")
         await streams[n].collect()
 
     async def check(n: int, cancelled: bool) -> None:
         (entry,) = await entries(runtime, f"s{n}")  # exactly one turn, whatever happened
+        stored = await blocks.store.load(blocks.namespace, "user")
+        persisted = stored.entries if stored is not None else ()
+        assert persisted == blocks.block("user").entries  # no block write half-applied
         stream = streams[n]
         if entry.assistant_message == "":
             assert cancelled
@@ -199,6 +216,7 @@ async def test_cancelled_at_every_await_point_the_turn_is_whole_or_kept_without_
             assert entry.assistant_message == REPLY  # never half a reply
             assert stream.replied
             assert stream.cancelled_entry is None
+            assert f"n{n}" in blocks.block("user").entries  # the turn's tool call was applied
             if not cancelled:
                 assert stream.result.entry == entry
             outcomes["whole"] += 1

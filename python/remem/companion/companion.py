@@ -397,7 +397,10 @@ class Companion:
             completion = stream.result
             if final or not completion.tool_calls:
                 return
-            exhausted = await self._run_tools(completion, messages, tools, budget, outcomes)
+            # A tool call is a store write: a cancellation waits for it (never half-applied).
+            exhausted = await run_to_end(
+                self._run_tools(completion, messages, tools, budget, outcomes)
+            )
             rounds += 1
 
     async def _run_tools(
