@@ -12,6 +12,10 @@ to make room, and is retried — at most ``config.max_block_retries`` times per 
 over the model's own tool calls and the post-turn writes together; past that the turn stops
 retrying and reports the refused writes in :attr:`TurnResult.unresolved_block_errors`.
 
+:meth:`Companion.stream_turn` is the same turn with the reply streamed (``brain.stream`` each
+round) as a :class:`~remem.companion.TurnStream`: the turn is recorded once, after the last
+delta; a cancellation during the reply keeps the user's message without a reply.
+
 Variants (:mod:`remem.companion.variants`) subclass Companion and set :attr:`preset`, the
 config fields they force. Example (offline)::
 
