@@ -8,7 +8,7 @@ import pytest
 
 from remem.brains import Completion, GeminiBrain, Message, ToolCall, Usage
 from remem.errors import BrainError, InvalidArgumentError
-from tests.brains.conftest import KEY, Delays, drain_into, split_mid_character, sse
+from tests.brains.conftest import KEY, Delays, drain_into, json_reply, split_mid_character, sse
 from tests.brains.test_gemini import WEATHER
 from tests.embeddings.stub_server import StubServer
 
@@ -103,3 +103,16 @@ async def test_a_blocked_prompt_is_a_complete_empty_reply(
         stream = brain.stream([Message.user("Hi")])
         assert [d async for d in stream] == []
     assert stream.result.finish_reason == "content_filter"
+
+
+async def test_a_whole_json_answer_is_taken_as_one_delta(
+    stub: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = {
+        "candidates": [{"content": {"parts": [{"text": "Whole."}]}, "finishReason": "STOP"}],
+        "modelVersion": "gemini-test-001",
+    }
+    stub.script.append(lambda p: json_reply(whole))
+    brain, _ = make(stub, monkeypatch)
+    async with brain:
+        assert [d async for d in brain.stream([Message.user("Hi")])] == ["Whole."]

@@ -121,3 +121,19 @@ async def test_an_error_chunk_and_a_refusal(
         completion = await brain.stream([Message.user("Hi")]).collect()
     assert completion.finish_reason == "length"
     assert len(delays.seen) == 1  # the 429 before the stream was retried
+
+
+async def test_a_server_that_does_not_stream_gives_its_whole_reply_once(
+    stub: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = {
+        "model": "gpt-test-0613",
+        "choices": [{"message": {"content": "All at once."}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 3},
+    }
+    stub.script.append(lambda p: json_reply(whole))
+    brain, _ = make(stub, monkeypatch)
+    async with brain:
+        stream = brain.stream([Message.user("Hi")])
+        assert [d async for d in stream] == ["All at once."]
+    assert stream.result == Completion("All at once.", (), "stop", Usage(3, 3), "gpt-test-0613")

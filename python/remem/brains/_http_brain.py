@@ -15,11 +15,15 @@ from urllib.parse import urlsplit
 import httpx
 
 from remem._http import parse_json, post_with_retries
-from remem.brains._sse import SSEEvent, sse_events
+from remem.brains._sse import SSEEvent, decode_event, sse_events
+from remem.brains.messages import Completion
 from remem.brains.protocol import Brain
 from remem.errors import BrainError, ConfigError
 
-__all__ = ["HTTPBrain"]
+__all__ = ["WHOLE_ANSWER", "HTTPBrain"]
+
+WHOLE_ANSWER = "remem-whole-answer"
+"""The event name :meth:`HTTPBrain._events` gives a non-streamed JSON answer body."""
 
 
 class HTTPBrain(Brain, ABC):
@@ -140,6 +144,11 @@ class HTTPBrain(Brain, ABC):
         """
         response = await self._send(url, payload, stream=True)
         try:
+            if response.headers.get("content-type", "").startswith("application/json"):
+                # A server that does not stream answers with one whole body: pass it on.
+                await response.aread()
+                yield SSEEvent(WHOLE_ANSWER, response.text)
+                return
             async for event in sse_events(response.aiter_bytes()):
                 yield event
         except httpx.TimeoutException as exc:
@@ -155,6 +164,17 @@ class HTTPBrain(Brain, ABC):
             raise self._fail(f"the reply stream is not valid UTF-8 ({exc})") from exc
         finally:
             await response.aclose()
+
+    def _whole(self, event: SSEEvent) -> Completion | None:
+        """The completion of a server that answered a stream request with one JSON body (it
+        does not stream: the reply then comes as one delta), or None for a streamed event."""
+        if event.event != WHOLE_ANSWER:
+            return None
+        return self._parse(decode_event(event.data, self._fail))
+
+    @abstractmethod
+    def _parse(self, body: dict[str, Any]) -> Completion:
+        """The Completion of one whole (non-streamed) answer body."""
 
     def _cut_off(self, missing: str) -> BrainError:
         return self._fail(

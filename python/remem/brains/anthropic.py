@@ -117,6 +117,12 @@ class AnthropicBrain(HTTPBrain):
         reply = _StreamedMessage(self)
         async with aclosing(self._events(self._url, payload)) as events:
             async for event in events:
+                whole = self._whole(event)
+                if whole is not None:
+                    if whole.text:
+                        yield whole.text
+                    yield Done(whole)
+                    return
                 if event.event == "ping":
                     continue
                 delta = reply.apply(event.event, decode_event(event.data, self._fail))

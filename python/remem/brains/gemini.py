@@ -121,6 +121,12 @@ class GeminiBrain(HTTPBrain):
         finish: object = None
         async with aclosing(self._events(self._stream_url, payload)) as events:
             async for event in events:
+                whole = self._whole(event)
+                if whole is not None:
+                    if whole.text:
+                        yield whole.text
+                    yield Done(whole)
+                    return
                 body = decode_event(event.data, self._fail)
                 if "error" in body:
                     error = body["error"]
@@ -148,13 +154,13 @@ class GeminiBrain(HTTPBrain):
                     break
         if finish is None:
             raise self._cut_off("a candidate's finishReason")
-        whole = [{"text": "".join(texts)}, *parts] if texts else parts
+        joined = [{"text": "".join(texts)}, *parts] if texts else parts
         yield Done(
             self._parse(
                 {
                     **last,
                     "candidates": [
-                        {"content": {"role": "model", "parts": whole}, "finishReason": finish}
+                        {"content": {"role": "model", "parts": joined}, "finishReason": finish}
                     ],
                 }
             )

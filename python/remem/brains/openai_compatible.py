@@ -117,6 +117,12 @@ class OpenAICompatibleBrain(HTTPBrain):
         done = False
         async with aclosing(self._events(self._url, payload)) as events:
             async for event in events:
+                whole = self._whole(event)
+                if whole is not None:
+                    if whole.text:
+                        yield whole.text
+                    yield Done(whole)
+                    return
                 if event.data.strip() == "[DONE]":
                     done = True
                     break
