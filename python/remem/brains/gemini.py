@@ -135,10 +135,9 @@ class GeminiBrain(HTTPBrain):
                 last = {**last, **{k: v for k, v in body.items() if k != "candidates"}}
                 candidates = body.get("candidates")
                 if not isinstance(candidates, list) or not candidates:
-                    if self._parse(body).finish_reason == "content_filter":
-                        yield Done(self._parse(body))  # the prompt was blocked: no reply at all
-                        return
-                    continue
+                    # Only a blocked prompt comes without candidates (_parse raises otherwise).
+                    yield Done(self._parse(body))
+                    return
                 piece = self._parse({"candidates": candidates[:1]})
                 candidate = candidates[0]  # _parse checked it is an object with a parts list
                 parts.extend(
