@@ -54,8 +54,13 @@ async def post_with_retries(
     sleep: Sleep,
     rng: random.Random,
     auth_hint: str,
+    stream: bool = False,
 ) -> httpx.Response:
     """POST ``payload`` as JSON and return the first HTTP 200 answer.
+
+    With ``stream=True`` the 200 answer comes back unread (its body is the caller's to iterate
+    and close, ``aiter_bytes``/``aclose``); only the wait for the status line is retried, never
+    a body already being read.
 
     ``timeout_s`` is the client's timeout, quoted in the message when every attempt timed out.
     Raises ``fail(cause)`` when every attempt failed or an answer is not retryable; ``cause``
@@ -66,7 +71,11 @@ async def post_with_retries(
     for attempt in range(attempts):
         last = attempt == attempts - 1
         try:
-            response = await client.post(url, json=payload, headers=dict(headers))
+            if stream:
+                request = client.build_request("POST", url, json=payload, headers=dict(headers))
+                response = await client.send(request, stream=True)
+            else:
+                response = await client.post(url, json=payload, headers=dict(headers))
         except httpx.TimeoutException as exc:
             if last:
                 raise fail(
@@ -86,6 +95,13 @@ async def post_with_retries(
         status = response.status_code
         if status == 200:
             return response
+        if stream:  # an error body is short: read it for the message, free the connection
+            try:
+                await response.aread()
+            except httpx.HTTPError:
+                pass
+            finally:
+                await response.aclose()
         if is_retryable(status) and not last:
             await sleep(backoff_delay(attempt, response.headers.get("retry-after"), rng))
             continue
@@ -95,8 +111,15 @@ async def post_with_retries(
             hint = f"gave up after {attempts} attempts; retry later"
         else:
             hint = "the request was refused; check the model name and inputs"
-        raise fail(f"HTTP {status}: {excerpt(response.text)}; {hint}")
+        raise fail(f"HTTP {status}: {excerpt(_read_text(response))}; {hint}")
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _read_text(response: httpx.Response) -> str:
+    try:
+        return response.text
+    except httpx.ResponseNotRead:  # a streamed error body that could not be read
+        return "(no body)"
 
 
 def parse_json(response: httpx.Response, fail: Fail) -> Any:

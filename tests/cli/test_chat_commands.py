@@ -12,17 +12,12 @@ from typing import Any
 
 import pytest
 
-from remem.brains import Completion, GeminiBrain, Message, ScriptedBrain, ToolSpec
+from remem.brains import Brain, Completion, GeminiBrain, Message
 from remem.cli import build_parser
 from remem.cli.chat import load_config
 from remem.cli.chat_commands import COMMANDS, UNAVAILABLE, run_command
-from remem.cli.chat_session import (
-    CANCELLED,
-    ChatSession,
-    InterruptibleBrain,
-    ReplyCancelledError,
-)
-from remem.companion import TurnResult
+from remem.cli.chat_session import CANCELLED, ChatSession
+from remem.companion import Companion, TurnResult
 from remem.errors import ConfigError
 from remem.runtime_config import RuntimeConfig
 
@@ -99,7 +94,7 @@ async def test_turns_recall_remember_forget_and_context(session: ChatSession) ->
     assert "blocks user " in status
 
 
-class _Hanging:
+class _Hanging(Brain):
     """A brain whose reply never comes (until cancelled)."""
 
     name = "hanging:test"
@@ -136,17 +131,6 @@ async def test_a_cancelled_reply_keeps_the_message(tmp_path: Path) -> None:
         await chat.close()
 
 
-async def test_interruptible_brain_passes_calls_through() -> None:
-    inner = ScriptedBrain(["hi"])
-    brain = InterruptibleBrain(inner)
-    spec = ToolSpec("t")
-    reply = await brain.complete([Message.user("x")], tools=[spec], max_tokens=5)
-    assert reply.text == "hi"
-    assert inner.requests[0].tools == (spec,)
-    assert inner.requests[0].max_tokens == 5
-    assert brain.name == inner.name
-
-
 def _args(*argv: str) -> argparse.Namespace:
     return build_parser("chat").parse_args(["chat", *argv])
 
@@ -180,7 +164,7 @@ async def test_the_configured_brain_is_the_one_chat_talks_to(
     )
     chat = await ChatSession.open(config)
     try:
-        assert isinstance(chat.brain.inner, GeminiBrain)
+        assert isinstance(chat.brain, GeminiBrain)
         assert chat.model == "gemini:gemini-2.0-flash@127.0.0.1:9"
     finally:
         await chat.close()
@@ -217,32 +201,28 @@ async def test_chat_on_postgres(pg_dsn: str, tmp_path: Path) -> None:
         await chat.close()
 
 
-class _RepliesThenHangs(_Hanging):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls = 0
+async def test_no_interrupt_once_the_reply_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    finishing, release = asyncio.Event(), asyncio.Event()
+    finish = Companion._finish_turn
 
-    async def complete(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
-        self.calls += 1
-        if self.calls == 1:
-            return Completion("the reply")
-        return await super().complete(messages, **kwargs)
+    async def held(self: Companion, *args: Any) -> TurnResult:
+        finishing.set()
+        await release.wait()
+        return await finish(self, *args)
 
-
-async def test_no_interrupt_after_the_reply_arrived() -> None:
-    inner = _RepliesThenHangs()
-    brain = InterruptibleBrain(inner)
-    assert (await brain.complete([Message.user("x")])).text == "the reply"
-    consolidating = asyncio.ensure_future(brain.complete([Message.user("block full")]))
-    await inner.started.wait()
-    assert not brain.interrupt()  # the post-turn consolidation is not cut short
-    consolidating.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await consolidating
-    brain.new_turn()
-    inner.started.clear()
-    replying = asyncio.ensure_future(brain.complete([Message.user("next")]))
-    await inner.started.wait()
-    assert brain.interrupt()
-    with pytest.raises(ReplyCancelledError):
-        await replying
+    monkeypatch.setattr(Companion, "_finish_turn", held)
+    chat = await ChatSession.open(RuntimeConfig(path=tmp_path), session_id="w")
+    try:
+        shown: list[str] = []
+        turn = asyncio.ensure_future(chat.turn("My name is Ada.", shown.append))
+        await finishing.wait()
+        assert not chat.interrupt()  # the turn is being written: not cut short
+        release.set()
+        result = await turn
+        assert isinstance(result, TurnResult)
+        assert "".join(shown) == result.reply
+        assert [e.assistant_message for e in await chat.entries("w")] == [result.reply]
+    finally:
+        await chat.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -198,12 +199,16 @@ def test_every_slash_command(tmp_path: Path) -> None:
 
 
 class SlowGemini:
-    """A local Gemini ``generateContent`` stub: the first request hangs until released (a slow
-    reply to cancel), later ones answer at once."""
+    """A local Gemini stub streaming ``:streamGenerateContent?alt=sse``: the first reply sends
+    two pieces, then hangs until released (a slow reply to cancel midway); later replies come
+    in pieces of a few characters, ``PIECE_DELAY`` seconds apart, and end with STOP."""
+
+    PIECE_DELAY = 0.05
+    FIRST_PIECES = ("Let me think ", "about Oslo…")
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
-        self.first_arrived = threading.Event()
+        self.first_shown = threading.Event()
         self.release = threading.Event()
         stub = self
 
@@ -211,27 +216,28 @@ class SlowGemini:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append({"path": self.path, "key": self.headers["x-goog-api-key"]})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()  # HTTP/1.0: the body ends when the connection closes
                 if len(stub.requests) == 1:
-                    stub.first_arrived.set()
+                    for text in stub.FIRST_PIECES:
+                        self._event({"candidates": [{"content": {"parts": [{"text": text}]}}]})
+                    stub.first_shown.set()
                     stub.release.wait(30)
-                    return  # the client has gone; nothing to answer
+                    return  # the client has gone; the reply never ends
                 said = body["contents"][-1]["parts"][-1]["text"].rpartition("</context>")[2]
                 text = f"Gemini heard: {said.strip()}"
-                reply = {
-                    "candidates": [
-                        {
-                            "content": {"role": "model", "parts": [{"text": text}]},
-                            "finishReason": "STOP",
-                        }
-                    ],
-                    "modelVersion": "gemini-stub",
-                }
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+                for n, piece in enumerate(pieces):
+                    candidate: dict[str, Any] = {"content": {"parts": [{"text": piece}]}}
+                    if n == len(pieces) - 1:
+                        candidate["finishReason"] = "STOP"
+                    time.sleep(stub.PIECE_DELAY)
+                    self._event({"candidates": [candidate], "modelVersion": "gemini-stub"})
+
+            def _event(self, data: dict[str, Any]) -> None:
+                self.wfile.write(f"data: {json.dumps(data, ensure_ascii=False)}\r\n\r\n".encode())
+                self.wfile.flush()
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -253,7 +259,7 @@ def gemini() -> Iterator[SlowGemini]:
         stub.server.server_close()
 
 
-def test_ctrl_c_cancels_a_gemini_reply_and_keeps_the_turn(
+def test_the_reply_streams_and_ctrl_c_cancels_it_midway_keeping_the_turn(
     tmp_path: Path, gemini: SlowGemini
 ) -> None:
     memory = tmp_path / "memory"
@@ -265,15 +271,21 @@ def test_ctrl_c_cancels_a_gemini_reply_and_keeps_the_turn(
         screen.expect(r"gemini:gemini-2\.0-flash@127\.0\.0\.1:\d+ · session g")
         screen.prompt()
         screen.line("I live in Oslo now.")
-        assert gemini.first_arrived.wait(30)
+        assert gemini.first_shown.wait(30)
+        screen.expect(r"remem> Let me think about Oslo…")  # shown while the reply goes on
         screen.send(CTRL_C)
         screen.expect(r"\(reply cancelled — your message is kept in the transcript\)")
         screen.prompt()
         screen.line("/transcript")
         screen.expect(r"#1 .* you: I live in Oslo now\.\n\s+me: \(reply cancelled\)")
+        assert "Let me think" not in screen.text.rsplit("/transcript", 1)[1]  # no half reply
         screen.prompt()
         screen.line("Are you there?")
-        screen.expect(r"remem> Gemini heard: Are you there\?")
+        screen.expect(r"remem> Gemi")
+        screen.expect(r"ni heard: Are you there\?\n")
+        screen.prompt()
+        screen.line("/transcript --last 1")
+        screen.expect(r"#2 .* you: Are you there\?\n\s+me: Gemini heard: Are you there\?")
         screen.prompt()
         screen.send(CTRL_C)  # at the prompt: clears the line, chat goes on
         screen.expect(r"\^C")
@@ -281,7 +293,9 @@ def test_ctrl_c_cancels_a_gemini_reply_and_keeps_the_turn(
         screen.send(CTRL_D)
         screen.expect(r"saved: 2 turn\(s\) this run")
         assert screen.wait() == 0
-    assert gemini.requests[1]["path"] == "/v1beta/models/gemini-2.0-flash:generateContent"
+    assert "Traceback" not in screen.text
+    paths = {r["path"] for r in gemini.requests}
+    assert paths == {"/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"}
     assert {r["key"] for r in gemini.requests} == {"test-key"}
 
 

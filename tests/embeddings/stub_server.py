@@ -3,6 +3,9 @@
 It runs on the test's own event loop (asyncio.start_server), speaks just enough HTTP/1.1 (one
 request per connection) and answers from a script: each queued reply is used once, then the
 default reply embeds every input deterministically (vector i = [len(text), i, 1, ...]).
+A reply with ``chunks`` is streamed instead (``Transfer-Encoding: chunked``, one HTTP chunk per
+item, ``chunk_delay`` seconds apart); ``cut`` drops the connection after the last item without
+ending the body — a stream cut off midway.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ class Response:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering (timeouts)
+    chunks: list[bytes] | None = None  # a streamed body, one HTTP chunk each
+    chunk_delay: float = 0.0
+    cut: bool = False  # close the connection mid-body
 
 
 @dataclass
@@ -72,6 +78,9 @@ class StubServer:
             if response.delay:
                 await asyncio.sleep(response.delay)
             extra = "".join(f"{k}: {v}\r\n" for k, v in response.headers.items())
+            if response.chunks is not None:
+                await _stream(writer, response, extra)
+                return
             writer.write(
                 f"HTTP/1.1 {response.status} X\r\nContent-Type: application/json\r\n"
                 f"Content-Length: {len(response.body)}\r\nConnection: close\r\n{extra}\r\n".encode()
@@ -82,6 +91,22 @@ class StubServer:
             pass
         finally:
             writer.close()
+
+
+async def _stream(writer: asyncio.StreamWriter, response: Response, extra: str) -> None:
+    writer.write(
+        f"HTTP/1.1 {response.status} X\r\nContent-Type: text/event-stream\r\n"
+        f"Transfer-Encoding: chunked\r\nConnection: close\r\n{extra}\r\n".encode()
+    )
+    await writer.drain()
+    for chunk in response.chunks or ():
+        if response.chunk_delay:
+            await asyncio.sleep(response.chunk_delay)
+        writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+        await writer.drain()
+    if not response.cut:
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
 
 
 @asynccontextmanager

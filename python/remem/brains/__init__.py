@@ -1,6 +1,7 @@
 """Brains: language models behind one small protocol, so memory code never sees a provider.
 
-- :class:`Brain` — the protocol: ``await brain.complete(messages, tools=..., ...)``.
+- :class:`Brain` — the protocol: ``await brain.complete(messages, tools=..., ...)``, and
+  ``brain.stream(messages)``: a :class:`DeltaStream` of text deltas, then the Completion.
 - :class:`Message`, :class:`ToolSpec`, :class:`ToolCall`, :class:`Completion`, :class:`Usage` —
   the provider-neutral conversation types.
 - :class:`OpenAICompatibleBrain` — OpenAI, Groq, Ollama, vLLM, the llama.cpp server.
@@ -34,6 +35,7 @@ from remem.brains.openai_compatible import OpenAICompatibleBrain
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, Brain, ToolChoice
 from remem.brains.registry import PROVIDERS, brain_from_spec, parse_spec
 from remem.brains.scripted import BrainRequest, Reply, Rule, ScriptedBrain
+from remem.brains.stream import DeltaStream, Done, ReplyStream
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -44,11 +46,14 @@ __all__ = [
     "Brain",
     "BrainRequest",
     "Completion",
+    "DeltaStream",
+    "Done",
     "FinishReason",
     "GeminiBrain",
     "Message",
     "OpenAICompatibleBrain",
     "Reply",
+    "ReplyStream",
     "Role",
     "Rule",
     "ScriptedBrain",

@@ -8,19 +8,25 @@ import asyncio
 import os
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from remem._http import parse_json, post_with_retries
+from remem.brains._sse import SSEEvent, decode_event, sse_events
+from remem.brains.messages import Completion
+from remem.brains.protocol import Brain
 from remem.errors import BrainError, ConfigError
 
-__all__ = ["HTTPBrain"]
+__all__ = ["WHOLE_ANSWER", "HTTPBrain"]
+
+WHOLE_ANSWER = "remem-whole-answer"
+"""The event name :meth:`HTTPBrain._events` gives a non-streamed JSON answer body."""
 
 
-class HTTPBrain(ABC):
+class HTTPBrain(Brain, ABC):
     """Base of the HTTP adapters; subclasses build the payload and parse the answer.
 
     The API key is read from ``api_key_env`` on construction (a missing variable is a
@@ -106,15 +112,14 @@ class HTTPBrain(ABC):
     def _headers(self, key: str | None) -> dict[str, str]:
         """The request headers, carrying ``key`` the way the provider wants it."""
 
-    async def _post(self, payload: Mapping[str, Any]) -> Any:
-        """POST with retries; the decoded JSON object of the 200 answer."""
+    async def _send(self, url: str, payload: Mapping[str, Any], *, stream: bool) -> httpx.Response:
         if self._closed:
             raise BrainError(f"{self.name} was closed; create a new brain")
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self._timeout, transport=self._transport)
-        response = await post_with_retries(
+        return await post_with_retries(
             self._client,
-            self._url,
+            url,
             payload,
             self._headers(self._api_key()),
             max_retries=self._max_retries,
@@ -127,7 +132,59 @@ class HTTPBrain(ABC):
                 if self._api_key_env
                 else "this server wants a key; pass api_key_env="
             ),
+            stream=stream,
         )
+
+    async def _events(self, url: str, payload: Mapping[str, Any]) -> AsyncGenerator[SSEEvent, None]:
+        """POST with retries (until the 200 status line), then the answer's SSE events.
+
+        A connection dropped or stalled (no byte for ``timeout`` seconds) while the body is
+        read, or a body that is not UTF-8, raises BrainError; it is not retried, as part of
+        the reply was already handed out. The response is closed however the caller stops.
+        """
+        response = await self._send(url, payload, stream=True)
+        try:
+            if response.headers.get("content-type", "").startswith("application/json"):
+                # A server that does not stream answers with one whole body: pass it on.
+                await response.aread()
+                yield SSEEvent(WHOLE_ANSWER, response.text)
+                return
+            async for event in sse_events(response.aiter_bytes()):
+                yield event
+        except httpx.TimeoutException as exc:
+            raise self._fail(
+                f"the reply stream stalled (nothing for {self._timeout:g} s) and was dropped; "
+                "retry, or raise timeout="
+            ) from exc
+        except httpx.TransportError as exc:
+            raise self._fail(
+                f"the reply stream was cut off midway ({type(exc).__name__}: {exc}); retry"
+            ) from exc
+        except UnicodeDecodeError as exc:
+            raise self._fail(f"the reply stream is not valid UTF-8 ({exc})") from exc
+        finally:
+            await response.aclose()
+
+    def _whole(self, event: SSEEvent) -> Completion | None:
+        """The completion of a server that answered a stream request with one JSON body (it
+        does not stream: the reply then comes as one delta), or None for a streamed event."""
+        if event.event != WHOLE_ANSWER:
+            return None
+        return self._parse(decode_event(event.data, self._fail))
+
+    @abstractmethod
+    def _parse(self, body: dict[str, Any]) -> Completion:
+        """The Completion of one whole (non-streamed) answer body."""
+
+    def _cut_off(self, missing: str) -> BrainError:
+        return self._fail(
+            f"the reply stream ended before {missing}: the reply was cut off midway and "
+            "nothing of it was kept; retry"
+        )
+
+    async def _post(self, payload: Mapping[str, Any]) -> Any:
+        """POST with retries; the decoded JSON object of the 200 answer."""
+        response = await self._send(self._url, payload, stream=False)
         body = parse_json(response, self._fail)
         if not isinstance(body, dict):
             raise self._fail(f"answer is a JSON {type(body).__name__}, not an object")

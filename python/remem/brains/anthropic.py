@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 
 from remem.brains._http_brain import HTTPBrain
 from remem.brains._request import check_request
+from remem.brains._sse import decode_event
 from remem.brains.messages import Completion, FinishReason, Message, ToolCall, ToolSpec, Usage
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
+from remem.brains.stream import DeltaStream, Done, ReplyStream
 from remem.errors import InvalidArgumentError
 
 __all__ = ["ANTHROPIC_VERSION", "RESPONSE_TOOL", "AnthropicBrain"]
@@ -84,6 +87,61 @@ class AnthropicBrain(HTTPBrain):
         temperature: float = DEFAULT_TEMPERATURE,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> Completion:
+        payload = self._payload(
+            messages, tools, tool_choice, response_format, temperature, max_tokens
+        )
+        completion = self._parse(await self._post(payload))
+        if response_format is not None:
+            return _unwrap_response_tool(completion)
+        return completion
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> ReplyStream:
+        """The reply over SSE (``"stream": true``): ``content_block_delta`` text deltas as they
+        come, tool calls assembled from their ``input_json_delta`` pieces; complete at
+        ``message_stop`` (ending before it, or an ``error`` event, is a BrainError)."""
+        payload = self._payload(messages, tools, tool_choice, None, temperature, max_tokens)
+        payload["stream"] = True
+        return DeltaStream(self._streamed(payload), what=f"the reply of {self.name}")
+
+    async def _streamed(
+        self, payload: Mapping[str, Any]
+    ) -> AsyncGenerator[str | Done[Completion], None]:
+        reply = _StreamedMessage(self)
+        async with aclosing(self._events(self._url, payload)) as events:
+            async for event in events:
+                whole = self._whole(event)
+                if whole is not None:
+                    if whole.text:
+                        yield whole.text
+                    yield Done(whole)
+                    return
+                if event.event == "ping":
+                    continue
+                delta = reply.apply(event.event, decode_event(event.data, self._fail))
+                if delta:
+                    yield delta
+                if reply.stopped:
+                    yield Done(reply.completion())
+                    return
+        raise self._cut_off("message_stop")
+
+    def _payload(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        tool_choice: ToolChoice | None,
+        response_format: Mapping[str, Any] | None,
+        temperature: float,
+        max_tokens: int,
+    ) -> dict[str, Any]:
         checked, specs = check_request(messages, tools, tool_choice, temperature, max_tokens)
         if response_format is not None:
             if specs:
@@ -121,10 +179,7 @@ class AnthropicBrain(HTTPBrain):
                 if tool_choice in ("auto", "none")
                 else {"type": "tool", "name": tool_choice}
             )
-        completion = self._parse(await self._post(payload))
-        if response_format is not None:
-            return _unwrap_response_tool(completion)
-        return completion
+        return payload
 
     def _headers(self, key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
@@ -170,6 +225,92 @@ class AnthropicBrain(HTTPBrain):
         if not isinstance(arguments, dict):
             return ToolCall.from_json(call_id, name, json.dumps(arguments), provider=self.name)
         return ToolCall(call_id, name, arguments)
+
+
+class _StreamedMessage:
+    """A Messages API reply assembled from its stream events (the wire order: message_start,
+    then per block content_block_start / _delta… / _stop, message_delta, message_stop)."""
+
+    def __init__(self, brain: AnthropicBrain) -> None:
+        self._brain = brain
+        self.model = brain.model
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.json: dict[int, list[str]] = {}
+        self.stop_reason: object = None
+        self.input_tokens: int | None = None
+        self.output_tokens: int | None = None
+        self.stopped = False
+        self.text: list[str] = []
+
+    def apply(self, name: str, data: dict[str, Any]) -> str:
+        """Take one event; the text it adds to the reply ("" when none)."""
+        text = self._apply(name, data)
+        if text:
+            self.text.append(text)
+        return text
+
+    def _apply(self, name: str, data: dict[str, Any]) -> str:
+        kind = data.get("type", name)
+        if kind == "error":
+            error = data.get("error")
+            detail = error.get("message") if isinstance(error, dict) else error
+            raise self._brain._fail(f"the reply stream reported an error: {detail}; retry")
+        if kind == "message_start":
+            message = data.get("message")
+            if isinstance(message, dict):
+                self.model = str(message.get("model") or self.model)
+                self._usage(message.get("usage"))
+        elif kind == "content_block_start":
+            block = data.get("content_block")
+            if not isinstance(block, dict):
+                raise self._brain._fail(f"content_block_start without a block: {data}")
+            self.blocks[int(data.get("index", len(self.blocks)))] = dict(block)
+            if block.get("type") == "text" and block.get("text"):
+                return str(block["text"])
+        elif kind == "content_block_delta":
+            delta = data.get("delta")
+            index = int(data.get("index", 0))
+            if isinstance(delta, dict) and delta.get("type") == "text_delta":
+                return str(delta.get("text", ""))
+            if isinstance(delta, dict) and delta.get("type") == "input_json_delta":
+                self.json.setdefault(index, []).append(str(delta.get("partial_json", "")))
+            # thinking and signature deltas carry nothing a Completion holds
+        elif kind == "message_delta":
+            delta = data.get("delta")
+            if isinstance(delta, dict) and "stop_reason" in delta:
+                self.stop_reason = delta["stop_reason"]
+            self._usage(data.get("usage"))
+        elif kind == "message_stop":
+            self.stopped = True
+        return ""
+
+    def _usage(self, usage: object) -> None:
+        if isinstance(usage, dict):
+            given, made = usage.get("input_tokens"), usage.get("output_tokens")
+            if isinstance(given, int):
+                self.input_tokens = given
+            if isinstance(made, int):
+                self.output_tokens = made
+
+    def completion(self) -> Completion:
+        calls: list[ToolCall] = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block.get("type") == "tool_use":
+                pieces = self.json.get(index)
+                if pieces is not None:
+                    block["input"] = "".join(pieces)
+                calls.append(self._brain._tool_call(block))
+        usage = None
+        if self.input_tokens is not None and self.output_tokens is not None:
+            usage = Usage(self.input_tokens, self.output_tokens)
+        return Completion(
+            text="".join(self.text),
+            tool_calls=tuple(calls),
+            finish_reason=_STOP.get(str(self.stop_reason), "other"),
+            usage=usage,
+            model=self.model,
+        )
 
 
 def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:

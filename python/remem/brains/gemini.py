@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import quote
 
@@ -11,8 +12,10 @@ import httpx
 
 from remem.brains._http_brain import HTTPBrain
 from remem.brains._request import check_request
+from remem.brains._sse import decode_event
 from remem.brains.messages import Completion, FinishReason, Message, ToolCall, ToolSpec, Usage
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
+from remem.brains.stream import DeltaStream, Done, ReplyStream
 from remem.errors import InvalidArgumentError
 
 __all__ = ["GeminiBrain"]
@@ -70,7 +73,9 @@ class GeminiBrain(HTTPBrain):
             max_retries=max_retries,
             transport=transport,
         )
-        self._url = f"{base_url.rstrip('/')}/models/{quote(model, safe='')}:generateContent"
+        models = f"{base_url.rstrip('/')}/models/{quote(model, safe='')}"
+        self._url = f"{models}:generateContent"
+        self._stream_url = f"{models}:streamGenerateContent?alt=sse"
 
     async def __aenter__(self) -> GeminiBrain:
         return self
@@ -85,6 +90,90 @@ class GeminiBrain(HTTPBrain):
         temperature: float = DEFAULT_TEMPERATURE,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> Completion:
+        payload = self._payload(
+            messages, tools, tool_choice, response_format, temperature, max_tokens
+        )
+        return self._parse(await self._post(payload))
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> ReplyStream:
+        """The reply from ``:streamGenerateContent?alt=sse``: every ``data:`` event is a whole
+        ``generateContent`` answer holding the next piece; its text parts are yielded as they
+        come, function calls (sent whole) collected. Gemini sends no end marker: the reply is
+        complete once a candidate carries its ``finishReason`` (or the prompt was blocked); a
+        stream that ends before that is a BrainError."""
+        payload = self._payload(messages, tools, tool_choice, None, temperature, max_tokens)
+        return DeltaStream(self._streamed(payload), what=f"the reply of {self.name}")
+
+    async def _streamed(
+        self, payload: Mapping[str, Any]
+    ) -> AsyncGenerator[str | Done[Completion], None]:
+        texts: list[str] = []
+        parts: list[dict[str, Any]] = []
+        last: dict[str, Any] = {}
+        finish: object = None
+        async with aclosing(self._events(self._stream_url, payload)) as events:
+            async for event in events:
+                whole = self._whole(event)
+                if whole is not None:
+                    if whole.text:
+                        yield whole.text
+                    yield Done(whole)
+                    return
+                body = decode_event(event.data, self._fail)
+                if "error" in body:
+                    error = body["error"]
+                    detail = error.get("message") if isinstance(error, dict) else error
+                    raise self._fail(f"the reply stream reported an error: {detail}; retry")
+                last = {**last, **{k: v for k, v in body.items() if k != "candidates"}}
+                candidates = body.get("candidates")
+                if not isinstance(candidates, list) or not candidates:
+                    # Only a blocked prompt comes without candidates (_parse raises otherwise).
+                    yield Done(self._parse(body))
+                    return
+                piece = self._parse({"candidates": candidates[:1]})
+                candidate = candidates[0]  # _parse checked it is an object with a parts list
+                parts.extend(
+                    part
+                    for part in (candidate.get("content") or {}).get("parts") or ()
+                    if isinstance(part.get("functionCall"), dict)
+                )
+                if piece.text:
+                    texts.append(piece.text)
+                    yield piece.text
+                if isinstance(candidate, dict) and candidate.get("finishReason"):
+                    finish = candidate["finishReason"]
+                    break
+        if finish is None:
+            raise self._cut_off("a candidate's finishReason")
+        joined = [{"text": "".join(texts)}, *parts] if texts else parts
+        yield Done(
+            self._parse(
+                {
+                    **last,
+                    "candidates": [
+                        {"content": {"role": "model", "parts": joined}, "finishReason": finish}
+                    ],
+                }
+            )
+        )
+
+    def _payload(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        tool_choice: ToolChoice | None,
+        response_format: Mapping[str, Any] | None,
+        temperature: float,
+        max_tokens: int,
+    ) -> dict[str, Any]:
         checked, specs = check_request(messages, tools, tool_choice, temperature, max_tokens)
         system = "\n\n".join(m.content for m in checked if m.role == "system" and m.content)
         contents = _contents([m for m in checked if m.role != "system"])
@@ -118,7 +207,7 @@ class GeminiBrain(HTTPBrain):
             if tool_choice not in ("auto", "none", "required"):
                 calling["allowedFunctionNames"] = [tool_choice]
             payload["toolConfig"] = {"functionCallingConfig": calling}
-        return self._parse(await self._post(payload))
+        return payload
 
     def _headers(self, key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}

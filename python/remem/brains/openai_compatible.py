@@ -3,15 +3,18 @@ the llama.cpp server."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 
 from remem.brains._http_brain import HTTPBrain
 from remem.brains._request import check_request
+from remem.brains._sse import decode_event
 from remem.brains.messages import Completion, FinishReason, Message, ToolCall, ToolSpec, Usage
 from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
+from remem.brains.stream import DeltaStream, Done, ReplyStream
 
 __all__ = ["OpenAICompatibleBrain"]
 
@@ -81,6 +84,96 @@ class OpenAICompatibleBrain(HTTPBrain):
         temperature: float = DEFAULT_TEMPERATURE,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> Completion:
+        payload = self._payload(messages, tools, tool_choice, temperature, max_tokens)
+        if response_format is not None:
+            payload["response_format"] = dict(response_format)
+        return self._parse(await self._post(payload))
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> ReplyStream:
+        """The reply over SSE (``"stream": true``): each ``data:`` chunk's ``delta.content`` as
+        it comes, tool calls assembled from their indexed ``delta.tool_calls`` pieces; complete
+        at ``data: [DONE]`` (or a clean end after a ``finish_reason``). Usage is kept when the
+        server sends it (no ``stream_options`` is asked for: not every server accepts it)."""
+        payload = self._payload(messages, tools, tool_choice, temperature, max_tokens)
+        payload["stream"] = True
+        return DeltaStream(self._streamed(payload), what=f"the reply of {self.name}")
+
+    async def _streamed(
+        self, payload: Mapping[str, Any]
+    ) -> AsyncGenerator[str | Done[Completion], None]:
+        texts: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        finish: object = None
+        model = self._model
+        usage: Usage | None = None
+        done = False
+        async with aclosing(self._events(self._url, payload)) as events:
+            async for event in events:
+                whole = self._whole(event)
+                if whole is not None:
+                    if whole.text:
+                        yield whole.text
+                    yield Done(whole)
+                    return
+                if event.data.strip() == "[DONE]":
+                    done = True
+                    break
+                chunk = decode_event(event.data, self._fail)
+                if "error" in chunk:
+                    error = chunk["error"]
+                    detail = error.get("message") if isinstance(error, dict) else error
+                    raise self._fail(f"the reply stream reported an error: {detail}; retry")
+                model = str(chunk.get("model") or model)
+                usage = _usage(chunk.get("usage")) or usage
+                choices = chunk.get("choices") or []
+                if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+                    continue  # a usage-only or keep-alive chunk
+                choice = choices[0]
+                if choice.get("finish_reason") is not None:
+                    finish = choice["finish_reason"]
+                delta = choice.get("delta")
+                if not isinstance(delta, dict):
+                    continue
+                text = delta.get("content")
+                if isinstance(text, str) and text:
+                    texts.append(text)
+                    yield text
+                for piece in delta.get("tool_calls") or ():
+                    _merge_tool_call(calls, piece)
+        if not done and finish is None:
+            raise self._cut_off("its finish_reason or data: [DONE]")
+        message: dict[str, Any] = {"content": "".join(texts)}
+        if calls:
+            message["tool_calls"] = [calls[i] for i in sorted(calls)]
+        body: dict[str, Any] = {"choices": [{"message": message, "finish_reason": finish}]}
+        body["model"] = model
+        completion = self._parse(body)
+        if usage is not None:
+            completion = Completion(
+                completion.text,
+                completion.tool_calls,
+                completion.finish_reason,
+                usage,
+                completion.model,
+            )
+        yield Done(completion)
+
+    def _payload(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        tool_choice: ToolChoice | None,
+        temperature: float,
+        max_tokens: int,
+    ) -> dict[str, Any]:
         checked, specs = check_request(messages, tools, tool_choice, temperature, max_tokens)
         payload: dict[str, Any] = {
             "model": self._model,
@@ -106,9 +199,7 @@ class OpenAICompatibleBrain(HTTPBrain):
                 if tool_choice in ("auto", "none", "required")
                 else {"type": "function", "function": {"name": tool_choice}}
             )
-        if response_format is not None:
-            payload["response_format"] = dict(response_format)
-        return self._parse(await self._post(payload))
+        return payload
 
     def _headers(self, key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -172,6 +263,28 @@ def _wire_message(message: Message) -> dict[str, Any]:
             ],
         }
     return {"role": message.role, "content": message.content}
+
+
+def _merge_tool_call(calls: dict[int, dict[str, Any]], piece: object) -> None:
+    """Add one streamed tool-call piece: the first of an index carries its id and name, the
+    arguments string arrives in pieces."""
+    if not isinstance(piece, dict):
+        return
+    index = piece.get("index", len(calls))
+    if not isinstance(index, int):
+        return
+    call = calls.setdefault(index, {"id": None, "function": {"name": None, "arguments": ""}})
+    if piece.get("id"):
+        call["id"] = piece["id"]
+    function = piece.get("function")
+    if isinstance(function, dict):
+        if function.get("name"):
+            call["function"]["name"] = function["name"]
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call["function"]["arguments"] += arguments
+        elif isinstance(arguments, dict):
+            call["function"]["arguments"] = arguments
 
 
 def _usage(raw: object) -> Usage | None:

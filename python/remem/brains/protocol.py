@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from remem.brains.messages import Completion, Message, ToolSpec
+from remem.brains.stream import ReplyStream, whole_reply
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_TEMPERATURE", "Brain", "ToolChoice"]
 
@@ -31,10 +32,18 @@ class Brain(Protocol):
     "schema": {...}}}`` or ``{"type": "json_object"}``); adapters without native support emulate
     it. Failures raise :class:`~remem.errors.BrainError` naming the provider and the cause.
 
+    Streaming is an optional ability with a default: :meth:`stream` yields the reply's text as
+    it is produced; a brain that does not stream (the default, for a class that subclasses
+    ``Brain``) yields its whole reply once. The HTTP brains stream natively.
+
     Example::
 
         completion = await brain.complete([Message.user("Say hi")], max_tokens=16)
         print(completion.text)
+        stream = brain.stream([Message.user("Tell a story")])
+        async for delta in stream:
+            print(delta, end="")
+        print(stream.result.finish_reason)
     """
 
     @property
@@ -56,3 +65,28 @@ class Brain(Protocol):
     async def aclose(self) -> None:
         """Release connections; idempotent."""
         ...
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> ReplyStream:
+        """The reply as a :class:`~remem.brains.stream.DeltaStream` of text deltas; its
+        ``result`` is the :class:`Completion` (tool calls included) that ``complete`` would
+        return, with ``text == "".join(deltas)``. A stream cut off midway raises
+        :class:`~remem.errors.BrainError` and has no result. No ``response_format``: structured
+        output is not shown to a person as it arrives. Default: ``complete``, yielded once."""
+        return whole_reply(
+            lambda: self.complete(
+                messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                temperature=temperature,
+                max_tokens=max_tokens,
+            ),
+            what=f"the reply of {self.name}",
+        )

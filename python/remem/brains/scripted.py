@@ -14,7 +14,7 @@ from typing import Any
 
 from remem.brains._request import check_request
 from remem.brains.messages import Completion, Message, ToolSpec
-from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
+from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, Brain, ToolChoice
 from remem.errors import BrainError, InvalidArgumentError
 
 __all__ = ["BrainRequest", "Reply", "Rule", "ScriptedBrain"]
@@ -44,7 +44,7 @@ Rule = tuple["str | re.Pattern[str] | Callable[[BrainRequest], bool]", Reply]
 """``(matcher, reply)``: a regex (searched in the last user message) or a predicate."""
 
 
-class ScriptedBrain:
+class ScriptedBrain(Brain):
     """Answers from a script, then from rules; never touches the network.
 
     ``script`` is replayed one entry per call, in order (a ``str`` is a plain text answer).
@@ -52,7 +52,7 @@ class ScriptedBrain:
     answers when none matches. A call that nothing answers raises
     :class:`~remem.errors.BrainError` saying how many completions were scripted or which text
     no rule matched. Requests are checked like the HTTP brains check them and kept in
-    :attr:`requests`.
+    :attr:`requests`. :meth:`stream` is the protocol's default: the whole reply, once.
 
     Example::
 

@@ -2,18 +2,19 @@
 current session and the last turn — with no terminal in it (the slash commands and the tests
 drive it directly).
 
-A turn is :meth:`Companion.turn`; its brain is wrapped in :class:`InterruptibleBrain`, so
-:meth:`ChatSession.interrupt` (Ctrl-C) cancels a reply the model is still producing. The turn
-then raises :class:`ReplyCancelledError` before anything was recorded, and :meth:`ChatSession.turn`
-records the user's message with an empty reply (``metadata["reply"] = "cancelled"``): what the
-user said is never lost. An interrupt after the reply (while the turn is written, extracted and
-the blocks updated) does not stop that work: a half-written turn would be worse than a wait.
+A turn is :meth:`Companion.stream_turn`: the reply's deltas go to ``on_delta`` as the brain
+produces them. :meth:`ChatSession.interrupt` (Ctrl-C) cancels a reply still being produced:
+the companion then keeps the user's message as a turn with an empty reply
+(``metadata["reply"] = "cancelled"``) and :meth:`ChatSession.turn` returns that entry — what
+the user said is never lost, and no half reply is recorded. An interrupt after the reply
+(while the turn is written, extracted and the blocks updated) is refused: a half-written turn
+would be worse than a wait.
 
 Example::
 
     session = await ChatSession.open(RuntimeConfig(path=Path("./memory")))
-    result = await session.turn("I moved to Lisbon")
-    print(result.reply, await session.status())
+    result = await session.turn("I moved to Lisbon", on_delta=lambda d: print(d, end=""))
+    print(await session.status())
     await session.close()
 """
 
@@ -21,112 +22,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from remem.blocks import CoreMemory
 from remem.blocks.gauge import percent
-from remem.brains import Brain, Completion, Message, ToolSpec, brain_from_spec
-from remem.brains.protocol import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, ToolChoice
-from remem.companion import Companion, TurnResult, offline_brain
+from remem.brains import Brain, brain_from_spec
+from remem.companion import CANCELLED_REPLY, Companion, TurnResult, TurnStream, offline_brain
 from remem.controller import MemoryController
-from remem.errors import NotFoundError, RememError, StoreClosedError
+from remem.errors import NotFoundError, StoreClosedError
 from remem.extraction import RuleExtractor
 from remem.models import MemoryStage, TranscriptEntry
 from remem.runtime import Runtime
 from remem.runtime_config import RuntimeConfig
 
-__all__ = [
-    "CANCELLED",
-    "ChatSession",
-    "InterruptibleBrain",
-    "ReplyCancelledError",
-    "new_session_id",
-]
+__all__ = ["CANCELLED", "ChatSession", "new_session_id"]
 
-CANCELLED = "cancelled"
+CANCELLED = CANCELLED_REPLY
 """``metadata["reply"]`` of a turn whose reply the user cancelled."""
 
 COUNTED_STAGES = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM, MemoryStage.DECAYED)
 
 
-class ReplyCancelledError(RememError):
-    """The user cancelled the reply (Ctrl-C) before the model finished it."""
-
-
-class InterruptibleBrain:
-    """A brain whose in-flight ``complete`` calls :meth:`interrupt` cancels (ReplyCancelledError).
-
-    An interrupt with no call in flight is ignored, so a late Ctrl-C never cancels the next
-    reply; so is one after the reply of the turn (the first completion without tool calls)
-    arrived, until :meth:`new_turn`: the calls after it are the post-turn block consolidation,
-    which must not be cut short. Cancelling the wrapped brain's call (an HTTP request
-    dropped) is what stops it.
-    """
-
-    def __init__(self, brain: Brain) -> None:
-        self.inner = brain
-        self._calls: set[asyncio.Future[Completion]] = set()
-        self.interrupted = False
-        self._replied = False
-
-    def new_turn(self) -> None:
-        """A new turn starts: its reply may be interrupted again."""
-        self.interrupted = False
-        self._replied = False
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def interrupt(self) -> bool:
-        """Cancel every call in flight; True when there was one. Call on the brain's loop."""
-        if not self._calls or self._replied:
-            return False
-        self.interrupted = True
-        for call in self._calls:
-            call.cancel()
-        return True
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        tool_choice: ToolChoice | None = None,
-        response_format: Mapping[str, Any] | None = None,
-        temperature: float = DEFAULT_TEMPERATURE,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-    ) -> Completion:
-        call = asyncio.ensure_future(
-            self.inner.complete(
-                messages,
-                tools=tools,
-                tool_choice=tool_choice,
-                response_format=response_format,
-                temperature=temperature,
-                max_tokens=max_tokens,
-            )
-        )
-        self._calls.add(call)
-        try:
-            completion = await asyncio.shield(call)
-            if not completion.tool_calls:
-                self._replied = True
-            return completion
-        except asyncio.CancelledError:
-            if call.cancelled() and self.interrupted:
-                raise ReplyCancelledError("reply cancelled; your message was kept") from None
-            call.cancel()
-            raise
-        finally:
-            self._calls.discard(call)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+async def _read(stream: TurnStream, on_delta: Callable[[str], object] | None) -> TurnResult:
+    async with stream:  # a failing on_delta closes it at once: the turn counts as cancelled
+        async for delta in stream:
+            if on_delta is not None:
+                on_delta(delta)
+    return stream.result
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -147,11 +72,12 @@ class ChatSession:
 
     def __init__(self, runtime: Runtime, brain: Brain, session_id: str) -> None:
         self.runtime = runtime
-        self.brain = InterruptibleBrain(brain)
+        self.brain = brain
         self.session_id = session_id
         self.last: TurnResult | None = None
         self.turns_this_run = 0
         self.companion = self._companion()
+        self._reading: tuple[asyncio.Future[TurnResult], TurnStream] | None = None
 
     @classmethod
     async def open(
@@ -190,26 +116,39 @@ class ChatSession:
 
     # -- turns ----------------------------------------------------------------------------------
 
-    async def turn(self, message: str) -> TurnResult | TranscriptEntry:
-        """One turn; a cancelled reply returns the recorded user turn instead (module doc)."""
-        self.brain.new_turn()
+    async def turn(
+        self, message: str, on_delta: Callable[[str], object] | None = None
+    ) -> TurnResult | TranscriptEntry:
+        """One turn, its reply's deltas passed to ``on_delta`` as they come; a cancelled reply
+        returns the recorded user turn instead (module docstring)."""
+        stream = self.companion.stream_turn(message, session_id=self.session_id)
+        reading = asyncio.ensure_future(_read(stream, on_delta))
+        self._reading = (reading, stream)
         try:
-            result = await self.companion.turn(message, session_id=self.session_id)
-        except ReplyCancelledError:
-            entry = await self.controller.record_turn(
-                self.session_id, message, "", metadata={"reply": CANCELLED}
-            )
-            # The companion caches the session's history; a fresh one reads the turn back.
-            self.companion = self._companion()
+            result = await reading
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            kept = stream.cancelled_entry
+            if kept is None or (current is not None and current.cancelling()):
+                raise  # this call itself was cancelled, not the reply by interrupt()
             self.turns_this_run += 1
-            return entry
+            return kept
+        finally:
+            self._reading = None
         self.last = result
         self.turns_this_run += 1
         return result
 
     def interrupt(self) -> bool:
-        """Cancel the reply being produced (see module docstring); True when one was."""
-        return self.brain.interrupt()
+        """Cancel the reply being produced (see module docstring); True when one was. Call
+        on the session's loop."""
+        if self._reading is None:
+            return False
+        reading, stream = self._reading
+        if reading.done() or stream.replied:
+            return False
+        reading.cancel()
+        return True
 
     def new_session(self, session_id: str | None = None) -> str:
         """Start a new session (its first turn creates it in the transcript)."""

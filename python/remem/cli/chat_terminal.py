@@ -6,7 +6,9 @@ stdlib ``readline`` when stdin is a terminal (history in ``<memory dir>/chat_his
 completes commands). Colours only when stdout is a terminal, ``NO_COLOR`` is unset and
 ``TERM`` is not ``dumb``.
 
-Keys: Ctrl-C while a reply is produced cancels it (the message stays in the transcript, see
+The reply is printed as the model produces it (streamed where the provider streams; the
+offline companion answers at once). Keys: Ctrl-C while a reply is produced cancels it (what
+was shown stays on screen, the message stays in the transcript without a reply, see
 :mod:`remem.cli.chat_session`); Ctrl-C at the prompt clears the line; Ctrl-D (or ``/quit``)
 drains extraction, applies what is journaled, closes the stores and exits 0.
 """
@@ -291,6 +293,7 @@ class Terminal:
             return Output(f"error: internal error ({type(exc).__name__}: {exc})", error=True)
 
     def _turn(self, session: ChatSession, line: str) -> None:
+        """Run a turn, printing the reply as it arrives (module docstring)."""
         from remem.companion import TurnResult
         from remem.errors import RememError
 
@@ -298,21 +301,40 @@ class Terminal:
         if s.on:
             self.out.write(s.dim("thinking… (Ctrl-C cancels)"))
             self.out.flush()
+        started = False
+
+        def show(delta: str) -> None:  # on the loop thread, while this one waits in _call
+            nonlocal started
+            if not started:
+                started = True
+                self._clear_thinking()
+                self.out.write(s.bold("remem") + "> ")
+            self.out.write(delta)
+            self.out.flush()
+
+        def end_reply() -> None:
+            if started:
+                self.out.write("\n")
+                self.out.flush()
+            else:
+                self._clear_thinking()
+
         try:
-            result = self._call(session.turn(line), session)
+            result = self._call(session.turn(line, show), session)
         except RememError as exc:
-            self._clear_thinking()
+            end_reply()
             self._print(s.red(f"error: {exc}"))
             return
         except Exception as exc:
-            self._clear_thinking()
+            end_reply()
             self._print(s.red(f"error: internal error ({type(exc).__name__}: {exc})"))
             return
-        self._clear_thinking()
+        end_reply()
         if not isinstance(result, TurnResult):
             self._print(s.dim("(reply cancelled — your message is kept in the transcript)"))
             return
-        self._print(s.bold("remem") + "> " + result.reply)
+        if not started:  # an empty reply: say so rather than print nothing
+            self._print(s.bold("remem") + "> " + result.reply)
         for failure in result.failures:
             self._print(s.dim(f"note: {failure}"))
         self._print(s.dim(self._call(session.status())))

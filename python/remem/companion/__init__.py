@@ -1,7 +1,8 @@
 """The companion: a chat turn loop with core memory blocks, recall and post-turn memory work.
 
 * :class:`Companion` — ``turn`` (prompt → brain with memory tools → reply → record → extract →
-  block updates), ``answer`` (read-only), ``build_prompt``; :class:`TurnResult`.
+  block updates), ``stream_turn`` (the same, its reply a :class:`TurnStream` of deltas),
+  ``answer`` (read-only), ``build_prompt``; :class:`TurnResult`.
 * :class:`CompanionConfig` — the knobs; :mod:`~remem.companion.variants` — the subclasses the
   evaluation compares (:data:`VARIANTS`).
 * :class:`CompanionPrompt`, :data:`PROMPT_ORDER` — the prompt and its fixed section order.
@@ -18,6 +19,7 @@ from remem.companion.offline import offline_brain
 from remem.companion.prompt import PROMPT_ORDER, CompanionPrompt
 from remem.companion.protocols import Consolidator, SupersessionLike
 from remem.companion.tools import SEARCH_MEMORY, MemoryTools, ToolOutcome, search_memory_schema
+from remem.companion.turn_stream import CANCELLED_REPLY, TurnStream
 from remem.companion.variants import (
     VARIANTS,
     BlocksOnly,
@@ -28,6 +30,7 @@ from remem.companion.variants import (
 )
 
 __all__ = [
+    "CANCELLED_REPLY",
     "DEFAULT_SYSTEM_PROMPT",
     "PROMPT_ORDER",
     "SEARCH_MEMORY",
@@ -48,6 +51,7 @@ __all__ = [
     "SupersessionLike",
     "ToolOutcome",
     "TurnResult",
+    "TurnStream",
     "offline_brain",
     "search_memory_schema",
 ]

@@ -12,6 +12,10 @@ to make room, and is retried — at most ``config.max_block_retries`` times per 
 over the model's own tool calls and the post-turn writes together; past that the turn stops
 retrying and reports the refused writes in :attr:`TurnResult.unresolved_block_errors`.
 
+:meth:`Companion.stream_turn` is the same turn with the reply streamed (``brain.stream`` each
+round) as a :class:`~remem.companion.TurnStream`: the turn is recorded once, after the last
+delta; a cancellation during the reply keeps the user's message without a reply.
+
 Variants (:mod:`remem.companion.variants`) subclass Companion and set :attr:`preset`, the
 config fields they force. Example (offline)::
 
@@ -27,19 +31,22 @@ would be extracted twice): that is a ConfigError.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
 from remem.blocks import CoreMemory
-from remem.brains import Brain, Message, ToolCall
+from remem.brains import Brain, Completion, Done, Message, ToolCall
+from remem.cancel_safe import run_to_end
 from remem.companion.block_updates import BlockUpdater, PostTurnReport, RetryBudget
 from remem.companion.config import CompanionConfig
 from remem.companion.prompt import USER_MESSAGE_ORIGIN, CompanionPrompt, build_prompt
 from remem.companion.protocols import Consolidator
 from remem.companion.tools import MemoryTools, ToolOutcome
+from remem.companion.turn_stream import CANCELLED_REPLY, TurnProgress, TurnStream
 from remem.context import ContextAssembler, Priming
 from remem.controller import Extractor, MemoryController
 from remem.errors import ConfigError, InvalidArgumentError, NotFoundError, StoreClosedError
@@ -70,6 +77,18 @@ class TurnResult:
     unresolved_block_errors: tuple[str, ...] = ()
     post_turn: PostTurnReport = field(default_factory=PostTurnReport)
     failures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What a turn carries from its prompt to its recording."""
+
+    user_message: str
+    session_id: str
+    at: datetime
+    prompt: CompanionPrompt
+    tools: MemoryTools
+    budget: RetryBudget
 
 
 class Companion:
@@ -198,14 +217,92 @@ class Companion:
         prompt, tools = await self._prompt(user_message, session_id, at)
         budget = RetryBudget(self.config.max_block_retries)
         reply, outcomes = await self._converse(prompt, tools, budget)
-        entry = await self.controller.record_turn(session_id, user_message, reply, created_at=at)
+        return await self._finish_turn(
+            _Turn(user_message, session_id, at, prompt, tools, budget), reply, outcomes
+        )
+
+    def stream_turn(
+        self, user_message: str, *, session_id: str = "default", now: datetime | None = None
+    ) -> TurnStream:
+        """:meth:`turn`, its reply streamed: a :class:`TurnStream` of text deltas whose
+        ``result`` is the TurnResult, recorded once after the last delta (transcript, message
+        memory, extraction, block updates — as :meth:`turn`).
+
+        The reply is every delta joined (``result.reply == "".join(deltas)``): the text of each
+        brain round, a blank line between rounds — the same as :meth:`turn`'s unless the model
+        says something before calling a tool, which the person saw and so is kept.
+
+        Cancellation (the consuming task cancelled, or the stream closed before its end):
+
+        * during the reply — the user's message is kept as a turn with an empty reply and
+          ``metadata["reply"] == "cancelled"`` (:data:`CANCELLED_REPLY`), the stream's
+          :attr:`~TurnStream.cancelled_entry`; no half reply is recorded (it would come back
+          as history as if the model had said it), nothing is extracted from it, and the
+          cancellation propagates;
+        * after the reply — the turn is recorded whole and its post-turn work finishes (a
+          half-written turn would be worse than a wait), then the cancellation propagates.
+
+        A brain error (a stream cut off midway) propagates and records nothing, as in
+        :meth:`turn`.
+
+        Example::
+
+            stream = companion.stream_turn("I moved to Lisbon")
+            async for delta in stream:
+                print(delta, end="", flush=True)
+            print(stream.result.entry.turn_number)
+        """
+        self._check(user_message, session_id)
+        progress = TurnProgress()
+        return TurnStream(self._streamed_turn(user_message, session_id, now, progress), progress)
+
+    async def _streamed_turn(
+        self, user_message: str, session_id: str, now: datetime | None, progress: TurnProgress
+    ) -> AsyncGenerator[str | Done[TurnResult], None]:
+        at = now if now is not None else self.controller.clock.now()
+        shown: list[str] = []
+        outcomes: list[ToolOutcome] = []
+        try:
+            prompt, tools = await self._prompt(user_message, session_id, at)
+            budget = RetryBudget(self.config.max_block_retries)
+            async for delta in self._stream_converse(prompt, tools, budget, outcomes):
+                shown.append(delta)
+                yield delta
+        except (asyncio.CancelledError, GeneratorExit):
+            progress.cancelled_entry = await run_to_end(
+                self._record_cancelled(user_message, session_id, at)
+            )
+            raise
+        progress.replied = True
+        turn = _Turn(user_message, session_id, at, prompt, tools, budget)
+        yield Done(await run_to_end(self._finish_turn(turn, "".join(shown), outcomes)))
+
+    async def _record_cancelled(
+        self, user_message: str, session_id: str, at: datetime
+    ) -> TranscriptEntry:
+        entry = await self.controller.record_turn(
+            session_id, user_message, "", created_at=at, metadata={"reply": CANCELLED_REPLY}
+        )
+        self._remember_in_history(session_id, entry)
+        return entry
+
+    def _remember_in_history(self, session_id: str, entry: TranscriptEntry) -> None:
         history = self._histories.setdefault(session_id, [])
         history.append(entry)
         del history[: -self.config.history_turns]
+
+    async def _finish_turn(
+        self, turn: _Turn, reply: str, outcomes: list[ToolOutcome]
+    ) -> TurnResult:
+        """Record the replied turn once, then the post-turn memory work (module docstring)."""
+        entry = await self.controller.record_turn(
+            turn.session_id, turn.user_message, reply, created_at=turn.at
+        )
+        self._remember_in_history(turn.session_id, entry)
         failures: list[str] = []
         if self.config.stores_messages:
             try:
-                await self._remember_message(entry, session_id)
+                await self._remember_message(entry, turn.session_id)
             except Exception as exc:  # the turn is recorded; the failure is reported, not lost
                 failures.append(
                     f"storing the message as a memory failed: {type(exc).__name__}: {exc}"
@@ -214,24 +311,24 @@ class Companion:
             brain=self.brain,
             controller=self.controller,
             blocks=await self.blocks(),
-            tools=tools,
+            tools=turn.tools,
             user_block=self.config.user_block,
             extractor=self.extractor,
             consolidator=self.consolidator,
         )
         report = PostTurnReport()
         try:
-            report = await updater.after_turn(entry, now=at, budget=budget)
+            report = await updater.after_turn(entry, now=turn.at, budget=turn.budget)
         except Exception as exc:  # the turn is recorded; the failure is reported, not lost
             failures.append(f"post-turn memory update failed: {type(exc).__name__}: {exc}")
         return TurnResult(
             reply=reply,
             entry=entry,
-            prompt=prompt,
+            prompt=turn.prompt,
             tool_calls=tuple(o.call for o in outcomes) + report.tool_calls,
             tool_results=tuple(outcomes),
-            block_retries=budget.used,
-            unresolved_block_errors=tuple(budget.unresolved),
+            block_retries=turn.budget.used,
+            unresolved_block_errors=tuple(turn.budget.unresolved),
             post_turn=report,
             failures=tuple(failures),
         )
@@ -255,22 +352,13 @@ class Companion:
         messages = list(prompt.messages)
         specs = tools.specs()
         outcomes: list[ToolOutcome] = []
-        exhausted = False
         for _ in range(self.config.max_tool_rounds):
             completion = await self.brain.complete(
                 messages, tools=specs or None, max_tokens=self.config.reply_max_tokens
             )
             if not completion.tool_calls:
                 return completion.text, outcomes
-            messages.append(completion.as_message())
-            for call in completion.tool_calls:
-                outcome = await tools.call(call)
-                outcomes.append(outcome)
-                messages.append(Message.tool(call.id, outcome.result))
-                if outcome.block_full and not budget.take():
-                    budget.unresolved.append(outcome.result)
-                    exhausted = True
-            if exhausted:
+            if await self._run_tools(completion, messages, tools, budget, outcomes):
                 break
         # Out of rounds or of retries: the model must answer now, without tools.
         final = await self.brain.complete(
@@ -280,6 +368,65 @@ class Companion:
             max_tokens=self.config.reply_max_tokens,
         )
         return final.text, outcomes
+
+    async def _stream_converse(
+        self,
+        prompt: CompanionPrompt,
+        tools: MemoryTools,
+        budget: RetryBudget,
+        outcomes: list[ToolOutcome],
+    ) -> AsyncIterator[str]:
+        """:meth:`_converse` with every round streamed, a blank line between rounds' text."""
+        messages = list(prompt.messages)
+        specs = tools.specs()
+        said = False
+        rounds = 0
+        exhausted = False
+        while True:
+            # Out of rounds or of retries: the model must answer now, without tools.
+            final = exhausted or rounds == self.config.max_tool_rounds
+            stream = self.brain.stream(
+                messages,
+                tools=specs or None,
+                tool_choice="none" if final and specs else None,
+                max_tokens=self.config.reply_max_tokens,
+            )
+            async with stream:  # closed (its HTTP response too) however the turn stops
+                first = True
+                async for delta in stream:
+                    if first and said:
+                        yield "\n\n"
+                    first, said = False, True
+                    yield delta
+            completion = stream.result
+            if final or not completion.tool_calls:
+                return
+            # A tool call is a store write: a cancellation waits for it (never half-applied).
+            exhausted = await run_to_end(
+                self._run_tools(completion, messages, tools, budget, outcomes)
+            )
+            rounds += 1
+
+    async def _run_tools(
+        self,
+        completion: Completion,
+        messages: list[Message],
+        tools: MemoryTools,
+        budget: RetryBudget,
+        outcomes: list[ToolOutcome],
+    ) -> bool:
+        """Run the completion's tool calls, answering each in ``messages``; True when a full
+        block's retries ran out (the model must then answer without tools)."""
+        messages.append(completion.as_message())
+        exhausted = False
+        for call in completion.tool_calls:
+            outcome = await tools.call(call)
+            outcomes.append(outcome)
+            messages.append(Message.tool(call.id, outcome.result))
+            if outcome.block_full and not budget.take():
+                budget.unresolved.append(outcome.result)
+                exhausted = True
+        return exhausted
 
     async def answer(
         self, question: str, *, session_id: str = "default", now: datetime | None = None
