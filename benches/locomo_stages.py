@@ -76,7 +76,7 @@ def _embedder(name: str) -> EmbeddingService:
 
 def _off() -> RecallStagesConfig:
     return RecallStagesConfig().without(
-        "neighbours", "speaker", "dates", "time_expressions", "conflicts"
+        "neighbours", "speaker", "dates", "time_expressions", "conflicts", "prior_depth"
     )
 
 
@@ -142,6 +142,8 @@ GRID: list[tuple[str, str, list[Any]]] = [
     ("dates", "boost", [0.5, 1.0, 2.0, 3.0]),
     ("dates", "slack_days", [1.0, 3.0, 7.0]),
     ("time_expressions", "boost", [0.2, 0.5, 1.0]),
+    ("prior_depth", "vector_factor", [1, 2, 3, 5]),
+    ("prior_depth", "depth_factor", [3, 5, 8]),
     # The linear fusion's weights, searched live (after the neighbour stage, with the floors):
     # the offline fit (``remem.eval.locomo.fit``) sees the retrievers' raw lists only.
     ("fusion", "vector", [0.2, 0.3, 0.5, 0.75, 1.0, 1.5]),
@@ -241,11 +243,18 @@ async def main(argv: Sequence[str] | None = None) -> int:
             dataclasses.replace(best, neighbours=no_expansion),
             features=weights,
         )
-        for stage in ("recency", "neighbours", "speaker", "dates", "time_expressions"):
+        for stage in (
+            "recency",
+            "neighbours",
+            "speaker",
+            "dates",
+            "time_expressions",
+            "prior_depth",
+        ):
             await run(f"-{stage}", best.without(stage), features=weights)
         await run(
             "all stages off",
-            best.without("neighbours", "speaker", "dates", "time_expressions"),
+            best.without("neighbours", "speaker", "dates", "time_expressions", "prior_depth"),
             features=weights,
         )
         for top, boost, ratio in SESSIONS:
