@@ -10,10 +10,24 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from remem.controller import ControllerConfig
-from remem.controller.stages import NeighbourScored, PriorDepthConfig, RecallStagesConfig, prior_cut
+from remem.controller.stages import (
+    NeighbourScored,
+    PriorDepthConfig,
+    RecallStagesConfig,
+    cut_vector,
+    prior_cut,
+)
 from remem.errors import ConfigError, RememError
 from remem.lifecycle import InclusionScorerConfig
-from remem.models import EpisodeKind, EpisodicHit
+from remem.models import (
+    EpisodeKind,
+    EpisodicHit,
+    MemoryKind,
+    MemoryLifecycleMetadata,
+    MemoryRecord,
+    MemoryStage,
+)
+from remem.staging import StagedScore
 from tests.controller.conftest import Factory
 
 ISOLATED = RecallStagesConfig().without(
@@ -111,3 +125,27 @@ def test_bad_settings_raise_config_errors(kwargs: dict[str, object]) -> None:
     assert "prior_depth." in str(err.value)
     with pytest.raises(ConfigError, match="prior_depth"):
         RecallStagesConfig.from_mapping({"prior_depth": {"deep": 2}})
+
+
+def _record(i: int, speaker: str) -> MemoryRecord:
+    at = datetime(2023, 5, 1, tzinfo=UTC)
+    return MemoryRecord(
+        id=f"m{i}",
+        text="words",
+        kind=MemoryKind.NOTE,
+        lifecycle=MemoryLifecycleMetadata(
+            stage=MemoryStage.SHORT_TERM, score_reference_time=at, created_at=at
+        ),
+        metadata={"speaker": speaker},
+    )
+
+
+def test_the_vector_cut_skips_ineligible_hits_and_lifts_the_named_speaker() -> None:
+    hits = [StagedScore(f"m{i}", 0.9 - i / 10, MemoryStage.SHORT_TERM) for i in range(5)]
+    records = {f"m{i}": _record(i, "Al" if i == 4 else "Bo") for i in (0, 2, 3, 4)}  # m1: gone
+    now = datetime(2023, 6, 1, tzinfo=UTC)
+    stages, inclusion = RecallStagesConfig(), InclusionScorerConfig()
+    got = cut_vector("What did Al say?", hits, records, 2, now, stages, inclusion)
+    assert [h.id for h in got] == ["m0", "m4"]
+    plain = cut_vector("anything", hits, records, 2, now, stages, inclusion)
+    assert [h.id for h in plain] == ["m0", "m2"]

@@ -14,7 +14,10 @@ candidates get priors. This stage cuts by
 1.0 when its stage is off), keeping the ``depth`` best, and returns them in the list's own
 order — so the full-text ranks and scores fusion sees are unchanged, and the priors are still
 applied once, after fusion. Disabled, or a query without cues, it is the plain cut
-``hits[:depth]``. The participants whose names the speaker prior looks for are the speakers
+``hits[:depth]``. The vector list is cut the same way (:func:`cut_vector`): the vector search
+runs ``vector_factor`` × deeper, the records of its hits are read (eligibility needs them
+anyway) and the ``depth`` best by cosine × cue priors reach fusion; a query without cues keeps
+the ``depth`` best by cosine, as before. The participants whose names the speaker prior looks for are the speakers
 among the deep hits.
 
 >>> from datetime import UTC, datetime
