@@ -64,9 +64,11 @@ class PriorDepthConfig:
 
     enabled: bool = True
     depth_factor: int = 3
-    # Chosen on LoCoMo dev by ``benches/locomo_stages.py --embedder local --grid --knobs
-    # prior_depth.vector_factor,prior_depth.depth_factor,…`` (1 → 5: multi-hop R@10 50.0 → 52.0).
-    vector_factor: int = 5
+    # LoCoMo dev (``benches/locomo_stages.py --embedder local --grid --knobs
+    # prior_depth.vector_factor,…``): 5 lifts multi-hop R@10 50.0 → 52.0 at equal R@10, but
+    # doubles ``remem bench locomo``'s query p50 (27.7 → 58.1 ms, same loaded machine: 5× the
+    # records read) and costs adversarial questions 10 points; not taken.
+    vector_factor: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
