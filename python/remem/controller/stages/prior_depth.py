@@ -17,8 +17,8 @@ applied once, after fusion. Disabled, or a query without cues, it is the plain c
 ``hits[:depth]``. The vector list is cut the same way (:func:`cut_vector`): the vector search
 runs ``vector_factor`` × deeper, the records of its hits are read (eligibility needs them
 anyway) and the ``depth`` best by cosine × cue priors reach fusion; a query without cues keeps
-the ``depth`` best by cosine, as before. The participants whose names the speaker prior looks for are the speakers
-among the deep hits.
+the ``depth`` best by cosine, as before. The participants whose names the speaker prior looks
+for are the speakers among the deep hits.
 
 >>> from datetime import UTC, datetime
 >>> from remem.models import EpisodeKind, EpisodicHit
