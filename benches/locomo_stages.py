@@ -76,17 +76,14 @@ def _embedder(name: str) -> EmbeddingService:
 
 def _off() -> RecallStagesConfig:
     return RecallStagesConfig().without(
-        "neighbours", "speaker", "dates", "time_expressions", "conflicts"
+        "neighbours", "speaker", "dates", "time_expressions", "conflicts", "prior_depth"
     )
 
 
 async def _score(
     convs: Sequence[IngestedConversation], config: ControllerConfig
 ) -> dict[str, float]:
-    rankings: list[tuple[str, ...]] = []
-    evidence: list[tuple[str, ...]] = []
-    multi_r: list[tuple[str, ...]] = []
-    multi_e: list[tuple[str, ...]] = []
+    rows: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = []
     for conv in convs:
         # A tuning script may reach the pipeline: production code sets the config at open.
         pipeline = conv.runtime.controller._recall
@@ -94,28 +91,38 @@ async def _score(
         pipeline.fusion = config.fusion.for_embedder(pipeline.collections.embeddings.model_name)
         for r in await retrieve_conversation(conv, ks=(10,), depth=DEPTH):
             if r.category in CATEGORIES and r.evidence:
-                rankings.append(r.ranked)
-                evidence.append(r.evidence)
-                if r.category == "1":
-                    multi_r.append(r.ranked)
-                    multi_e.append(r.evidence)
-    m = evidence_metrics(rankings, evidence, (10,))
-    mh = evidence_metrics(multi_r, multi_e, (10,))
+                rows.append((conv.conversation.sample_id, r.category, r.ranked, r.evidence))
+    out = _figures(rows)
+    # Per conversation too (``<sample id> R@10`` …): a choice should help all three.
+    for sample in sorted({row[0] for row in rows}):
+        part = _figures([row for row in rows if row[0] == sample])
+        out.update({f"{sample} {name}": value for name, value in part.items()})
+    return out
+
+
+def _figures(rows: Sequence[tuple[str, str, tuple[str, ...], tuple[str, ...]]]) -> dict[str, float]:
+    m = evidence_metrics([r[2] for r in rows], [r[3] for r in rows], (10,))
+    multi = [r for r in rows if r[1] == "1"]
+    mh = evidence_metrics([r[2] for r in multi], [r[3] for r in multi], (10,))
     out = {
         "R@10": 100 * m["recall@10"],
         "MRR": 100 * m["mrr"],
         "All@10": 100 * m["all@10"],
         "multi-hop R@10": 100 * mh["recall@10"],
-        "n": float(len(rankings)),
+        "n": float(len(rows)),
     }
     out["objective"] = (out["R@10"] + out["MRR"] + out["All@10"] + out["multi-hop R@10"]) / 4
     return out
 
 
 def _line(name: str, m: dict[str, float]) -> str:
-    return (
+    line = (
         f"{name:28s} {m['R@10']:6.1f} {m['MRR']:6.1f} {m['All@10']:7.1f} "
         f"{m['multi-hop R@10']:9.1f} {m['objective']:7.2f}"
+    )
+    samples = sorted(k.split()[0] for k in m if k.endswith(" objective"))
+    return (
+        line + "  | " + " ".join(f"{s}: {m[f'{s} R@10']:.1f}/{m[f'{s} MRR']:.1f}" for s in samples)
     )
 
 
@@ -142,6 +149,8 @@ GRID: list[tuple[str, str, list[Any]]] = [
     ("dates", "boost", [0.5, 1.0, 2.0, 3.0]),
     ("dates", "slack_days", [1.0, 3.0, 7.0]),
     ("time_expressions", "boost", [0.2, 0.5, 1.0]),
+    ("prior_depth", "vector_factor", [1, 2, 3, 5]),
+    ("prior_depth", "depth_factor", [3, 5, 8]),
     # The linear fusion's weights, searched live (after the neighbour stage, with the floors):
     # the offline fit (``remem.eval.locomo.fit``) sees the retrievers' raw lists only.
     ("fusion", "vector", [0.2, 0.3, 0.5, 0.75, 1.0, 1.5]),
@@ -185,6 +194,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
     try:
         print(
             f"{'variant':28s} {'R@10':>6s} {'MRR':>6s} {'All@10':>7s} {'multi R10':>9s} {'obj':>7s}"
+            "  | per conversation R@10/MRR"
         )
 
         async def run(
@@ -241,11 +251,18 @@ async def main(argv: Sequence[str] | None = None) -> int:
             dataclasses.replace(best, neighbours=no_expansion),
             features=weights,
         )
-        for stage in ("recency", "neighbours", "speaker", "dates", "time_expressions"):
+        for stage in (
+            "recency",
+            "neighbours",
+            "speaker",
+            "dates",
+            "time_expressions",
+            "prior_depth",
+        ):
             await run(f"-{stage}", best.without(stage), features=weights)
         await run(
             "all stages off",
-            best.without("neighbours", "speaker", "dates", "time_expressions"),
+            best.without("neighbours", "speaker", "dates", "time_expressions", "prior_depth"),
             features=weights,
         )
         for top, boost, ratio in SESSIONS:

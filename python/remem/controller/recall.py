@@ -70,7 +70,9 @@ from remem.controller.stages import (
     CandidateView,
     Keyed,
     NeighbourScored,
+    cut_vector,
     expand_neighbours,
+    prior_cut,
     prior_factors,
     propagate_neighbours,
     query_cues,
@@ -157,15 +159,19 @@ class RecallPipeline:
     ) -> list[list[ScoredMemory]]:
         depth = max(options.k, self.config.candidates)
         nb = self.config.stages.neighbours
-        text_depth = depth * nb.depth_factor if nb.enabled else depth
+        pd = self.config.stages.prior_depth
+        text_depth = depth * max(
+            nb.depth_factor if nb.enabled else 1, pd.depth_factor if pd.enabled else 1
+        )
         staged = [s for s in options.memory_stages if s in STAGED]
 
         async def vector_hits() -> list[list[StagedScore]]:
             if not staged or "vector" not in options.sources:
                 return [[] for _ in queries]
             # Ids and scores only: the records are read from the record store below.
+            k = depth * pd.vector_factor if pd.enabled else depth
             return await self.collections.query_scores(
-                vectors, k=depth, stages=staged, where=options.where
+                vectors, k=k, stages=staged, where=options.where
             )
 
         vec, texts, graphs = await asyncio.gather(
@@ -179,10 +185,20 @@ class RecallPipeline:
             )
         # Neighbour shares re-rank the deeper list, which is then cut back to ``depth`` BEFORE
         # eligibility, so only the notes that can rank are read from the record store.
-        ranked_texts = [propagate_neighbours(t, nb)[:depth] for t in texts]
+        # ``prior_depth``: the query's speaker / date / time cues choose what survives the cut.
+        stages, inclusion = self.config.stages, self.config.inclusion
+        ranked_texts = [
+            prior_cut(q, propagate_neighbours(t, nb), depth, now, stages, inclusion)
+            for q, t in zip(queries, texts, strict=True)
+        ]
         wanted = {m.id for ms in vec for m in ms}
         wanted |= {n.hit.id for ns in ranked_texts for n in ns if n.hit.kind is EpisodeKind.NOTE}
         records = await self._eligible(sorted(wanted), options)
+        if pd.enabled and pd.vector_factor > 1:
+            vec = [
+                cut_vector(q, v, records, depth, now, stages, inclusion)
+                for q, v in zip(queries, vec, strict=True)
+            ]
         return [
             self._rank(q, v, t, g, records, options, now)
             for q, v, t, g in zip(queries, vec, ranked_texts, graphs, strict=True)

@@ -10,6 +10,8 @@
   a time;
 * :mod:`~remem.controller.stages.sessions` — the sessions holding the best hits lift their other
   strong turns (bounded; off by default);
+* :mod:`~remem.controller.stages.prior_depth` — the speaker, dates and time priors choose which
+  of the deeper full-text hits reach fusion (before fusion);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -29,6 +31,7 @@ from remem.controller.stages.neighbours import (
     missing_neighbours,
     propagate_neighbours,
 )
+from remem.controller.stages.prior_depth import PriorDepthConfig, cut_vector, prior_cut
 from remem.controller.stages.priors import (
     PRIOR_NAMES,
     CandidateView,
@@ -56,6 +59,7 @@ __all__ = [
     "Keyed",
     "NeighbourConfig",
     "NeighbourScored",
+    "PriorDepthConfig",
     "QueryCues",
     "RecallStagesConfig",
     "RecencyPriorConfig",
@@ -64,9 +68,11 @@ __all__ = [
     "TimeExpressionPriorConfig",
     "TurnReader",
     "asks_for_time",
+    "cut_vector",
     "expand_neighbours",
     "missing_neighbours",
     "named_speakers",
+    "prior_cut",
     "prior_factors",
     "propagate_neighbours",
     "query_cues",

@@ -14,6 +14,7 @@ from typing import Any
 
 from remem.controller.stages.conflicts import ConflictConfig
 from remem.controller.stages.neighbours import NeighbourConfig
+from remem.controller.stages.prior_depth import PriorDepthConfig
 from remem.controller.stages.question_dates import DatePriorConfig
 from remem.controller.stages.recency import RecencyPriorConfig
 from remem.controller.stages.sessions import SessionConfig
@@ -31,6 +32,7 @@ _KINDS: dict[str, type] = {
     "time_expressions": TimeExpressionPriorConfig,
     "conflicts": ConflictConfig,
     "sessions": SessionConfig,
+    "prior_depth": PriorDepthConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -46,6 +48,7 @@ class RecallStagesConfig:
     time_expressions: TimeExpressionPriorConfig = field(default_factory=TimeExpressionPriorConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     sessions: SessionConfig = field(default_factory=SessionConfig)
+    prior_depth: PriorDepthConfig = field(default_factory=PriorDepthConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():

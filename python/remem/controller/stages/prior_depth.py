@@ -1,0 +1,150 @@
+"""Prior-aware candidate depth: the query's cues choose which deep full-text hits reach fusion.
+
+Full text is searched deeper than the other retrievers (``neighbours.depth_factor`` ×, or
+``depth_factor`` here when the neighbours stage is off) and the list is cut back to the
+candidate depth before fusion. Cut by score alone, the cut drops exactly the hits the priors
+would have lifted: for "What painting did Melanie show to Caroline on October 13, 2023?" the turn
+of that day's session that says "Here's one I did last week, inspired by the sunsets" shares one
+word with the question and ranks 60th by BM25; the dates prior would multiply it by 4, but only
+candidates get priors. This stage cuts by
+
+    score × speaker × dates × time_expressions
+
+(the factors :func:`~remem.controller.stages.priors.prior_factors` gives the candidate, each
+1.0 when its stage is off), keeping the ``depth`` best, and returns them in the list's own
+order — so the full-text ranks and scores fusion sees are unchanged, and the priors are still
+applied once, after fusion. Disabled, or a query without cues, it is the plain cut
+``hits[:depth]``. The vector list is cut the same way (:func:`cut_vector`): the vector search
+runs ``vector_factor`` × deeper, the records of its hits are read (eligibility needs them
+anyway) and the ``depth`` best by cosine × cue priors reach fusion; a query without cues keeps
+the ``depth`` best by cosine, as before. The participants whose names the speaker prior looks
+for are the speakers among the deep hits.
+
+>>> from datetime import UTC, datetime
+>>> from remem.models import EpisodeKind, EpisodicHit
+>>> t = lambda n, who: EpisodicHit(id=f"t{n}", kind=EpisodeKind.TURN, session_id="s",
+...     turn_number=n, text="x", score=10.0 - n, metadata={"speaker": who},
+...     created_at=datetime(2024, 1, 1, tzinfo=UTC))
+>>> from remem.controller.stages.config import RecallStagesConfig
+>>> from remem.lifecycle import InclusionScorerConfig
+>>> hits = [NeighbourScored(h, h.score, 0.0) for h in (t(1, "Bo"), t(2, "Bo"), t(3, "Al"))]
+>>> cut = prior_cut("What did Al say?", hits, 2, datetime(2024, 1, 2, tzinfo=UTC),
+...     RecallStagesConfig(), InclusionScorerConfig())
+>>> [n.hit.id for n in cut]
+['t1', 't3']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from remem.controller.stages.neighbours import NeighbourScored
+from remem.errors import ConfigError
+from remem.models import MemoryRecord
+from remem.staging import StagedScore
+
+if TYPE_CHECKING:
+    from remem.controller.stages.config import RecallStagesConfig
+    from remem.lifecycle import InclusionScorerConfig
+
+__all__ = ["CUE_PRIORS", "PriorDepthConfig", "cut_indices", "cut_vector", "prior_cut"]
+
+CUE_PRIORS = ("speaker", "dates", "time_expressions")
+"""The priors read from the query that choose the cut (recency and usage do not)."""
+
+
+@dataclass(frozen=True)
+class PriorDepthConfig:
+    """``enabled``; ``depth_factor``: how many times deeper than the candidate depth full text
+    is searched for the cut when the neighbours stage (which has its own factor) is off;
+    ``vector_factor``: the same for the vector retriever (1: its list is cut by score)."""
+
+    enabled: bool = True
+    depth_factor: int = 3
+    # LoCoMo dev (``benches/locomo_stages.py --embedder local --grid --knobs
+    # prior_depth.vector_factor,…``): 5 lifts multi-hop R@10 50.0 → 52.0 at equal R@10, but
+    # doubles ``remem bench locomo``'s query p50 (27.7 → 58.1 ms, same loaded machine: 5× the
+    # records read) and costs adversarial questions 10 points; not taken.
+    vector_factor: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.enabled, bool):
+            raise ConfigError(f"prior_depth.enabled must be true or false, got {self.enabled!r}")
+        f = self.depth_factor
+        if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 20:
+            raise ConfigError(f"prior_depth.depth_factor must be an integer in 1..20, got {f!r}")
+        v = self.vector_factor
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 20:
+            raise ConfigError(f"prior_depth.vector_factor must be an integer in 1..20, got {v!r}")
+
+
+def prior_cut(
+    query: str,
+    hits: Sequence[NeighbourScored],
+    depth: int,
+    now: datetime,
+    stages: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> list[NeighbourScored]:
+    """The ``depth`` full-text hits best by score × cue priors, in ``hits``' order (see the
+    module docstring); ``hits[:depth]`` when the stage is off or the query has no cue."""
+    rows = [(n.score, n.hit.created_at, n.hit.text, n.hit.metadata.get("speaker")) for n in hits]
+    return [hits[i] for i in cut_indices(query, rows, depth, now, stages, inclusion)]
+
+
+def cut_vector(
+    query: str,
+    hits: Sequence[StagedScore],
+    records: Mapping[str, MemoryRecord],
+    depth: int,
+    now: datetime,
+    stages: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> list[StagedScore]:
+    """The vector hits with an eligible record (``records``), cut like :func:`prior_cut`."""
+    kept = [h for h in hits if h.id in records]
+    rows = [
+        (
+            h.score,
+            records[h.id].lifecycle.created_at,
+            records[h.id].text,
+            records[h.id].metadata.get("speaker"),
+        )
+        for h in kept
+    ]
+    return [kept[i] for i in cut_indices(query, rows, depth, now, stages, inclusion)]
+
+
+def cut_indices(
+    query: str,
+    rows: Sequence[tuple[float, datetime, str, object]],
+    depth: int,
+    now: datetime,
+    stages: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> list[int]:
+    """The positions of the ``depth`` rows best by score × cue priors, ascending; a row is
+    ``(score, created_at, text, speaker)`` (a speaker that is not a non-empty string: none).
+    ``0..depth-1`` when the stage is off or the query has no cue."""
+    # Imported here: the stages' config holds this stage's config, and the priors read it.
+    from remem.controller.stages.priors import CandidateView, prior_factors, query_cues
+
+    plain = list(range(min(depth, len(rows))))
+    if not stages.prior_depth.enabled or len(rows) <= depth:
+        return plain
+    speakers = [s if isinstance(s, str) and s.strip() else None for *_, s in rows]
+    cues = query_cues(query, now, {s for s in speakers if s is not None}, stages)
+    if not (cues.speakers or cues.windows or cues.asks_time):
+        return plain
+    weighted: list[tuple[float, int]] = []
+    for i, (score, created_at, text, _) in enumerate(rows):
+        view = CandidateView(created_at, 0, text, speakers[i])
+        factors = prior_factors(view, cues, now, stages, inclusion)
+        value = max(score, 0.0)
+        for name in CUE_PRIORS:
+            value *= factors[name]
+        weighted.append((-value, i))
+    return sorted(i for _, i in sorted(weighted)[:depth])
