@@ -56,7 +56,7 @@ async def _blocks_add_text(rt: remem.Runtime, ids: dict[str, str], x: Any) -> An
 
 
 async def _transcript(rt: remem.Runtime) -> Any:
-    store = rt.controller.transcript_store
+    store = (await rt.controller.settled()).transcript
     assert store is not None
     return store
 
