@@ -265,8 +265,8 @@ async def test_a_hand_built_controller_reads_its_journaled_writes(tmp_path: Path
             vectors, graph, episodic, collections, record_store=records, writes=writes
         )
         writes.journal.max_delay = 60.0
-        memory = await c.remember("The user collects old maps")
         turn = await c.record_turn("s", "I found a map of Lisbon from 1755", "")
+        memory = await c.remember("The user collects old maps")
         assert writes.journal.pending == 2
         assert await records.count() == 0  # bare: nothing applied yet
         assert (await c.recall("old maps", k=1))[0].record.id == memory.id

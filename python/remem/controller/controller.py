@@ -36,7 +36,6 @@ Recall: :mod:`remem.controller.recall`; fusion: :mod:`remem.controller.fusion`; 
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -52,19 +51,18 @@ from remem.controller.extraction import ExtractionResult, Extractor
 from remem.controller.extraction_runner import BackgroundExtraction
 from remem.controller.graph_services import GraphServices
 from remem.controller.priming import PrimingSources, prime_session
-from remem.controller.recall import RecallPipeline
 from remem.controller.recall_options import (
-    accessed_ids,
     check_queries,
     query_batch,
     recall_options,
 )
 from remem.controller.telemetry import Telemetry
-from remem.controller.turns import TurnLog, check_turn, check_turn_options, check_turns
-from remem.controller.writes import MemorySpec, MemoryWriter, check_query_vector
-from remem.errors import ConfigError, StoreClosedError
-from remem.failures import BackgroundFailure, FailureLog
-from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
+from remem.controller.turns import check_turn, check_turn_options, check_turns
+from remem.controller.wiring import wire
+from remem.controller.writes import MemorySpec, check_query_vector
+from remem.errors import StoreClosedError
+from remem.failures import BackgroundFailure
+from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.models import (
     Clock,
     MemoryKind,
@@ -83,7 +81,7 @@ from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore, check_session_id
 from remem.stores.vector import VectorStore, Where
-from remem.writebehind import DirectWrites, JournaledWrites, WriteBehind, WritePort
+from remem.writebehind import JournaledWrites, WriteBehind, WritePort
 
 
 class MemoryController:
@@ -106,16 +104,6 @@ class MemoryController:
         port (default: direct writes on the bundle); ``graph`` the resolver, the graph retriever
         and the access counter (default: a resolver only); ``priming`` the default of
         :meth:`prime`."""
-        if not isinstance(stores, Stores):
-            raise ConfigError(
-                f"MemoryController takes a Stores bundle first, got {type(stores).__name__}; "
-                "use MemoryController.from_parts(...) for the store-by-store signature"
-            )
-        if collections.vector_store is not stores.vectors:
-            raise ConfigError(
-                "the collection manager was built on another vector store than the bundle's; "
-                "build it on stores.vectors"
-            )
         graph = graph if graph is not None else GraphServices()
         self._stores = stores
         self.collection_manager = collections
@@ -126,35 +114,21 @@ class MemoryController:
         self.graph_scorer: GraphScorer | None = graph.scorer
         self.config = config if config is not None else ControllerConfig()
         self.clock: Clock = clock if clock is not None else SystemClock()
-        self.resolver = graph.resolver or EntityResolver(stores.graph, clock=self.clock)
         self.extractor = extractor
-        if writes is None:
-            writes = DirectWrites(
-                transcript_store=stores.transcript,
-                episodic_store=stores.episodic,
-                record_store=stores.records,
-                collection_manager=collections,
-                failures=FailureLog(),
-                now=self.clock.now,
-            )
-        self.writes = writes
-        self._failures = writes.failures
-        self._writer = MemoryWriter(
-            record_store=stores.records,
-            collection_manager=collections,
-            resolver=self.resolver,
+        parts = wire(
+            stores,
+            collections,
             writes=writes,
-            now=self.clock.now,
-        )
-        self._recall = RecallPipeline(
-            record_store=stores.records,
-            episodic_store=stores.episodic,
-            collection_manager=collections,
-            matcher=QueryEntityMatcher(self.resolver) if self.graph_scorer is not None else None,
-            graph_scorer=self.graph_scorer,
+            graph=graph,
             config=self.config,
-            transcript_store=stores.transcript,
+            clock=self.clock,
+            telemetry=telemetry,
         )
+        self.writes, self.resolver = parts.writes, parts.resolver
+        self._failures = parts.writes.failures
+        self._books, self._writer, self._recall = parts.books, parts.writer, parts.recall
+        self._turn_log = parts.turns
+        self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
         self._extraction = BackgroundExtraction(
             extractor,
             self.config.extraction,
@@ -164,8 +138,6 @@ class MemoryController:
             failures=self._failures,
             now=self.clock.now,
         )
-        self._turn_log = TurnLog(stores.transcript, stores.episodic, writes, now=self.clock.now)
-        self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
         self._closed = False
 
     @classmethod
@@ -255,10 +227,7 @@ class MemoryController:
             return
         self._closed = True
         await self._extraction.aclose(self.config.extraction.drain_timeout)
-        if self.access_tracker is not None:
-            # A failed final flush is already in the tracker's failures(), shown by failures().
-            with contextlib.suppress(Exception):
-                await self.access_tracker.aclose()
+        await self._books.aclose()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -267,22 +236,12 @@ class MemoryController:
     def failures(self) -> list[BackgroundFailure]:
         """Every recorded background failure, oldest first: extraction batches (with their turn
         ids), compensations, vector clean-ups, episodic indexing and access-count flushes."""
-        out = self._failures.items()
-        if self.access_tracker is not None:
-            out += [
-                BackgroundFailure("access_flush", f.at, (f.target,), f.error)
-                for f in self.access_tracker.failures()
-            ]
-        return sorted(out, key=lambda f: f.at)
+        return self._books.failures()
 
     def record_failure(self, failure: BackgroundFailure) -> None:
         """Keep a failure of work done on the controller's behalf (e.g. consolidation) in the
         log :meth:`failures` shows."""
         self._failures.add(failure)
-
-    def _emit(self, operation: str, started: float, **fields: object) -> None:
-        if self.telemetry is not None:
-            self.telemetry.record(operation, time.perf_counter() - started, **fields)
 
     # -- turns ----------------------------------------------------------------------------------
 
@@ -320,7 +279,7 @@ class MemoryController:
             metadata=meta,
         )
         await self._extraction.add(entry)
-        self._emit("record_turn", started, session_id=session_id)
+        self._books.emit("record_turn", started, session_id=session_id)
         return entry
 
     async def record_turns(
@@ -350,7 +309,7 @@ class MemoryController:
         entries = await self._turn_log.record_many(session_id, pairs, created_at=at, metadata=meta)
         for entry in entries:
             await self._extraction.add(entry)
-        self._emit("record_turns", started, session_id=session_id, turns=len(entries))
+        self._books.emit("record_turns", started, session_id=session_id, turns=len(entries))
         return entries
 
     # -- extraction -----------------------------------------------------------------------------
@@ -417,7 +376,7 @@ class MemoryController:
             memory_id=memory_id,
             valid_from=valid_from,
         )
-        self._emit("remember", started)
+        self._books.emit("remember", started)
         return record
 
     async def remember_many(
@@ -446,7 +405,7 @@ class MemoryController:
             metadata=metadata,
             vectors=vectors,
         )
-        self._emit("remember_many", started, memories=len(records))
+        self._books.emit("remember_many", started, memories=len(records))
         return records
 
     async def forget(self, ids: Sequence[str]) -> int:
@@ -577,17 +536,6 @@ class MemoryController:
         batch = await query_batch(self.collection_manager.embeddings, queries, vectors, options)
         await self.writes.barrier()
         results = await self._recall.run(queries, batch, options, self.clock.now())
-        await self._note_access(results)
-        self._emit("recall", started, queries=len(queries), k=k)
+        await self._books.note_access(results)
+        self._books.emit("recall", started, queries=len(queries), k=k)
         return results
-
-    async def _note_access(self, results: Sequence[Sequence[ScoredMemory]]) -> None:
-        if self.access_tracker is None:
-            return
-        record_ids, entity_ids = accessed_ids(results)
-        try:
-            await self.access_tracker.note(entity_ids=entity_ids, record_ids=record_ids)
-        except Exception as exc:  # bookkeeping never fails a recall; the failure stays visible
-            self._failures.add(
-                BackgroundFailure("access_flush", self.clock.now(), tuple(record_ids), exc)
-            )
