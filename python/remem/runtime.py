@@ -99,7 +99,6 @@ class Runtime:
         self.extractor = extractor
         self._controller: MemoryController | None = None
         self._stores: Stores | None = None
-        self._writes: WritePort | None = None
         self._closers: list[Any] = []
         self.lifecycle: LifecycleManager | None = None
         self._closed = False
@@ -254,7 +253,6 @@ class Runtime:
         # stores it writes; opening replays what a crash left journaled. Every reader below
         # awaits its barrier before reading (no store is wrapped).
         await self._opened(writes)
-        self._writes = writes
         decay = DecayCalculator(cfg.controller.decay)
         tracker = AccessTracker(
             graph, records, rescore=decay_rescore(records, decay), clock=self.clock
@@ -320,7 +318,6 @@ class Runtime:
                 errors.append(exc)
         self._controller = None
         self._stores = None
-        self._writes = None
         if errors:
             raise errors[0]
 

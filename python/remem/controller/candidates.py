@@ -1,4 +1,6 @@
-"""A recall candidate (a memory, a turn hit or a graph path) and the records recall makes of it.
+"""A recall candidate (a memory, a turn hit or a graph path), how one query's candidates and
+ranked lists are gathered from the retrievers' hits (:func:`gather`), and the records recall
+makes of turns and graph paths.
 
 Turns and graph paths have no stored record: :func:`turn_record` and :func:`graph_record` build
 the synthetic records :mod:`remem.controller.recall` documents (``metadata["source"]`` says
@@ -13,20 +15,24 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from remem.controller.fusion import RankedList
 from remem.controller.recall_options import RecallOptions
-from remem.controller.stages import CandidateView, speaker_of
+from remem.controller.stages import CandidateView, NeighbourScored, speaker_of
 from remem.graph import GraphHit
 from remem.models import (
+    EpisodeKind,
     EpisodicHit,
     MemoryKind,
     MemoryLifecycleMetadata,
     MemoryRecord,
     MemoryStage,
 )
+from remem.staging import StagedScore, record_metadata
 from remem.stores.filters import matches
 from remem.writebehind.direct import USER_CHARS_KEY
 
@@ -139,3 +145,76 @@ def graph_record(c: Candidate) -> MemoryRecord:
         metadata={"source": "graph", "entity_id": hit.entity.id, "start_entity_id": hit.start.id},
         entity_ids=tuple(dict.fromkeys(e.id for e in hit.nodes)),
     )
+
+
+def gather(
+    vec: Sequence[StagedScore],
+    text: Sequence[NeighbourScored],
+    graph: Sequence[GraphHit],
+    records: Mapping[str, MemoryRecord],
+    options: RecallOptions,
+    *,
+    merge_copies: bool,
+) -> tuple[dict[str, Candidate], list[RankedList], dict[str, float]]:
+    """One query's candidates by fusion key, its three ranked lists (vector, fulltext, graph)
+    and each full-text entry's neighbour share: eligible memories only, turns within the
+    session scope and filters, a turn copy of a memory merged into it (``merge_copies``), graph
+    paths matching the filters."""
+    candidates: dict[str, Candidate] = {}
+
+    def memory(key: str) -> bool:
+        record = records.get(key)
+        if record is None:
+            return False
+        if key not in candidates:
+            lc = record.lifecycle
+            candidates[key] = Candidate(key, lc.created_at, lc.access_count, record=record)
+        return True
+
+    vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
+    for n in text:
+        if n.hit.kind is EpisodeKind.NOTE:
+            memory(n.hit.id)
+    copies: dict[str, str] = {}
+    if merge_copies:
+        # The first memory of a text wins (candidates' order is the retrievers'), so the
+        # merge is deterministic when two memories share a text.
+        for key, c in candidates.items():
+            if c.record is not None:
+                copies.setdefault(same_text(c.record.text), key)
+    text_list: list[tuple[str, float]] = []
+    shares: dict[str, float] = {}
+    listed: set[str] = set()
+    for n in text:
+        h = n.hit
+        key = h.id
+        if h.kind is EpisodeKind.NOTE:
+            if key not in candidates:
+                continue
+        elif not turn_allowed(h, options):
+            continue
+        elif copies:
+            key = copies.get(same_text(turn_utterance(h)), h.id)
+        if key in listed:
+            continue  # a memory's note and its turn copy: one entry, at the better rank
+        if key not in candidates:
+            candidates[key] = Candidate(key, h.created_at, 0, turn=h)
+        listed.add(key)
+        text_list.append((key, n.score))
+        shares[key] = n.share
+    graph_list: list[tuple[str, float]] = []
+    for hit in graph:
+        key = f"graph:{hit.entity.id}"
+        created = max(r.created_at for r in hit.path)
+        cand = Candidate(key, created, hit.entity.access_count, graph=hit)
+        if options.where_node is None or matches(
+            options.where_node, record_metadata(graph_record(cand))
+        ):
+            candidates[key] = cand
+            graph_list.append((key, hit.score))
+    lists = [
+        RankedList("vector", vector_list),
+        RankedList("fulltext", text_list),
+        RankedList("graph", graph_list),
+    ]
+    return candidates, lists, shares

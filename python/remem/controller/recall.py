@@ -68,18 +68,10 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.candidates import (
-    Candidate,
-    graph_record,
-    same_text,
-    session_of,
-    turn_allowed,
-    turn_utterance,
-    view,
-)
+from remem.controller.candidates import gather, session_of, view
 from remem.controller.config import ControllerConfig
 from remem.controller.explanation import scored_memory
-from remem.controller.fusion import RankedList, fuse
+from remem.controller.fusion import fuse
 from remem.controller.recall_options import RecallOptions
 from remem.controller.retrieval import Retrieval
 from remem.controller.stages import (
@@ -94,9 +86,8 @@ from remem.controller.stages import (
 )
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import EpisodeKind, MemoryRecord, ScoredMemory
-from remem.staging import CollectionManager, StagedScore, record_metadata
+from remem.staging import CollectionManager, StagedScore
 from remem.stores.episodic import EpisodicStore
-from remem.stores.filters import matches
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 
@@ -171,63 +162,9 @@ class RecallPipeline:
         now: datetime,
     ) -> list[ScoredMemory]:
         stages = self.config.stages
-        candidates: dict[str, Candidate] = {}
-
-        def memory(key: str) -> bool:
-            record = records.get(key)
-            if record is None:
-                return False
-            if key not in candidates:
-                lc = record.lifecycle
-                candidates[key] = Candidate(key, lc.created_at, lc.access_count, record=record)
-            return True
-
-        vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
-        for n in text:
-            if n.hit.kind is EpisodeKind.NOTE:
-                memory(n.hit.id)
-        copies: dict[str, str] = {}
-        if self.fusion.merge_copies:
-            # The first memory of a text wins (candidates' order is the retrievers'), so the
-            # merge is deterministic when two memories share a text.
-            for key, c in candidates.items():
-                if c.record is not None:
-                    copies.setdefault(same_text(c.record.text), key)
-        text_list: list[tuple[str, float]] = []
-        shares: dict[str, float] = {}
-        listed: set[str] = set()
-        for n in text:
-            h = n.hit
-            key = h.id
-            if h.kind is EpisodeKind.NOTE:
-                if key not in candidates:
-                    continue
-            elif not turn_allowed(h, options):
-                continue
-            elif copies:
-                key = copies.get(same_text(turn_utterance(h)), h.id)
-            if key in listed:
-                continue  # a memory's note and its turn copy: one entry, at the better rank
-            if key not in candidates:
-                candidates[key] = Candidate(key, h.created_at, 0, turn=h)
-            listed.add(key)
-            text_list.append((key, n.score))
-            shares[key] = n.share
-        graph_list: list[tuple[str, float]] = []
-        for hit in graph:
-            key = f"graph:{hit.entity.id}"
-            created = max(r.created_at for r in hit.path)
-            cand = Candidate(key, created, hit.entity.access_count, graph=hit)
-            if options.where_node is None or matches(
-                options.where_node, record_metadata(graph_record(cand))
-            ):
-                candidates[key] = cand
-                graph_list.append((key, hit.score))
-        lists = [
-            RankedList("vector", vector_list),
-            RankedList("fulltext", text_list),
-            RankedList("graph", graph_list),
-        ]
+        candidates, lists, shares = gather(
+            vec, text, graph, records, options, merge_copies=self.fusion.merge_copies
+        )
         # Seam for priors computed before fusion: ``extras[key][name]`` is a feature that the
         # linear fusion weighs by ``config.fusion.features[name]`` (none are computed yet).
         extras: dict[str, dict[str, float]] = {}
