@@ -78,7 +78,7 @@ class _World:
         c = self.rt.controller
         hits = await c.recall(QUERY, k=K, stages=CONFIG.recall_stages)
         blocks = await self.rt.blocks()
-        transcript = c.transcript_store
+        transcript = (await c.settled()).transcript
         assert transcript is not None
         history = await transcript.get_entries("today")
         parts = [CONFIG.system_prompt, blocks.render()]

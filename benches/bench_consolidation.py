@@ -71,7 +71,7 @@ async def _prepare(path: Path) -> dict[str, str]:
             r.model_copy(update={"valid_from": T0 - timedelta(days=rng.randrange(5_000))})
             for r in records
         ]
-        await rt.controller.record_store.upsert(dated)
+        await (await rt.controller.settled()).records.upsert(dated)
     expected: dict[str, str] = {}
     groups: dict[object, list[MemoryRecord]] = {}
     for r in dated:
@@ -101,11 +101,11 @@ def _order(r: MemoryRecord) -> tuple[datetime, datetime, str]:
 async def _naive(rt: remem.Runtime) -> int:
     c = rt.controller
     plan: list[tuple[MemoryRecord, MemoryRecord]] = []
-    for record in (await c.record_store.scan())[:NAIVE]:
+    for record in (await (await c.settled()).records.scan())[:NAIVE]:
         key = fact_key(record)
         if key is None or key[2] != "city":
             continue
-        same = await c.record_store.keyed_facts(subjects=[key[1]], attributes=[key[2]])
+        same = await (await c.settled()).records.keyed_facts(subjects=[key[1]], attributes=[key[2]])
         later = [r for r in same if _order(r) > _order(record)]
         if later:
             plan.append((record, min(later, key=_order)))
@@ -121,7 +121,7 @@ async def _set_based(rt: remem.Runtime) -> int:
 
 async def _check(rt: remem.Runtime, expected: dict[str, str], ids: set[str] | None) -> bool:
     """Every record (or those in ``ids``) superseded by exactly its expected successor."""
-    stored = await rt.controller.record_store.scan(include_superseded=True)
+    stored = await (await rt.controller.settled()).records.scan(include_superseded=True)
     got = {r.id: r.superseded_by or "" for r in stored if ids is None or r.id in ids}
     return got == {k: v for k, v in expected.items() if ids is None or k in ids}
 
@@ -159,8 +159,9 @@ def test_supersede_10k_facts(
     )
     rt = state["rt"]
     if naive:
-        slice_ids = {r.id for r in loop.run_until_complete(rt.controller.record_store.scan(
-            include_superseded=True))[:NAIVE]}  # fmt: skip
+        stores = loop.run_until_complete(rt.controller.settled())
+        scanned = loop.run_until_complete(stores.records.scan(include_superseded=True))
+        slice_ids = {r.id for r in scanned[:NAIVE]}
         want = sum(1 for i in slice_ids if expected[i])
         correct = superseded == want and loop.run_until_complete(_check(rt, expected, slice_ids))
     else:

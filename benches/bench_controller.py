@@ -175,14 +175,14 @@ class _World:
                 MemoryRecord(id=f"m{i}", text=self.texts[i], lifecycle=life)
                 for i in range(lo, min(self.n, lo + 2_000))
             ]
-            await c.record_store.put(batch)
+            await (await c.settled()).records.put(batch)
             await c.collection_manager.add(batch, vectors=self.vectors[lo : lo + len(batch)])
             for r in batch:
-                await c.episodic_store.add_note(r.id, r.text, created_at=now)
+                await (await c.settled()).episodic.add_note(r.id, r.text, created_at=now)
         for session, user, assistant in self.turns:
             await c.record_turn(session, user, assistant)
         self.fill_seconds = time.perf_counter() - started
-        self.records = {r.id: r for r in await c.record_store.scan()}
+        self.records = {r.id: r for r in await (await c.settled()).records.scan()}
 
     def friday_peer(self) -> FridayPeer:
         """Friday's MemoryController over the same memories, turns and vectors, built on first
@@ -401,8 +401,9 @@ def test_ingest(benchmark: Any, tmp_path: Path, mode: str) -> None:
     seconds = time.perf_counter() - started
     benchmark.extra_info["turns"] = turns
     benchmark.extra_info["turns_per_s"] = round(n / seconds, 1)
-    count = loop.run_until_complete(c.record_store.count())
-    transcript = c.transcript_store
+    stores = loop.run_until_complete(c.settled())
+    count = loop.run_until_complete(stores.records.count())
+    transcript = stores.transcript
     assert transcript is not None
     stored_turns = sum(
         len(loop.run_until_complete(transcript.get_entries(sid))) for sid in sessions

@@ -164,7 +164,7 @@ async def load(base: str) -> dict[str, Any]:
 
 async def lost_writes(path: Path, memories: list[str], turns: dict[str, int]) -> int:
     async with MemoryService.open(path, embedding_provider="hashing") as service:
-        found = await service.runtime.controller.record_store.get(memories)
+        found = await (await service.runtime.controller.settled()).records.get(memories)
         lost = len(memories) - len(found)
         for session, count in turns.items():
             page = await service.get_transcript(session)

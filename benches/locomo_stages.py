@@ -88,7 +88,9 @@ async def _score(
         # A tuning script may reach the pipeline: production code sets the config at open.
         pipeline = conv.runtime.controller._recall
         pipeline.config = config
-        pipeline.fusion = config.fusion.for_embedder(pipeline.collections.embeddings.model_name)
+        pipeline.fusion = config.fusion.for_embedder(
+            pipeline.retrieval.collections.embeddings.model_name
+        )
         for r in await retrieve_conversation(conv, ks=(10,), depth=DEPTH):
             if r.category in CATEGORIES and r.evidence:
                 rows.append((conv.conversation.sample_id, r.category, r.ranked, r.evidence))
@@ -220,7 +222,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
         )
         await run("old-norecency", _off(), rate=0.0)
         best = RecallStagesConfig()
-        model = convs[0].runtime.controller._recall.collections.embeddings.model_name
+        model = convs[0].runtime.controller._recall.retrieval.collections.embeddings.model_name
         weights = dict(fitted_weights(model))
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))

@@ -52,7 +52,7 @@ async def test_recall_reinforces_usage_through_the_tracker(tmp_path: Path) -> No
         await rt.controller.recall("Ana Lisbon")
         clock.advance(timedelta(minutes=1))
         await rt.controller.access_tracker.flush()  # type: ignore[union-attr]
-        (after,) = await rt.controller.record_store.get([rec.id])
+        (after,) = await (await rt.controller.settled()).records.get([rec.id])
         assert after.lifecycle.access_count == 1
         (hit,) = await rt.controller.recall("Ana Lisbon", stages=["short_term"])
         assert hit.signals["usage"] > 1.0
@@ -69,7 +69,7 @@ async def test_lifecycle_manager_is_wired_and_decays_unused_memories(tmp_path: P
         assert [c.id for c in plan.decay] == [rec.id]
         await rt.lifecycle.execute(plan)
     async with remem.Runtime.open(tmp_path, clock=clock) as rt:
-        (after,) = await rt.controller.record_store.get([rec.id])
+        (after,) = await (await rt.controller.settled()).records.get([rec.id])
         assert after.lifecycle.stage is MemoryStage.DECAYED
         assert await rt.controller.recall("Ana Lisbon", stages=["short_term"]) == []
         hits = await rt.controller.recall("Ana Lisbon", include_decayed=True)
@@ -154,6 +154,6 @@ async def test_postgres_main_flows(pg_dsn: str, tmp_path: Path) -> None:
             [h.record.id for h in r] for r in single
         ]
     async with remem.Runtime.open(tmp_path, backend="postgres", dsn=pg_dsn, clock=clock) as rt:
-        (kept,) = await rt.controller.record_store.get([old.id])
+        (kept,) = await (await rt.controller.settled()).records.get([old.id])
         assert kept.superseded_by == new.id
         assert await rt.controller.collection_manager.count(MemoryStage.SHORT_TERM) == 1

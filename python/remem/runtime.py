@@ -29,9 +29,11 @@ such a directory to MiniLM, re-embed it explicitly: ``remem reembed --model mini
 A directory built with MiniLM and opened where MiniLM is missing fails with the store's
 model-mismatch error instead of silently switching.
 
-Stores open in order (transcript, episodic, records, graph, blocks, vectors, collections) and
-close in reverse; a failure while opening closes what was opened. The lifecycle manager (no
-background work unless the application starts it) is ``rt.lifecycle``, opened last.
+The stores are a :class:`~remem.stores.bundle.Stores` bundle (``rt.stores``) made by its backend
+factory (:meth:`Stores.embedded` or :meth:`Stores.postgres`). They open in order (transcript,
+episodic, records, graph, blocks, vectors), then collections, and close in reverse; a failure
+while opening closes what was opened. The lifecycle manager (no background work unless the
+application starts it) is ``rt.lifecycle``, opened last.
 
 Core memory blocks persist beside the data (:class:`DuckDBBlockStore` in ``memory.duckdb``, or
 :class:`PostgresBlockStore`), opened after the graph: ``rt.block_store``, and
@@ -47,6 +49,7 @@ from typing import Any, Self
 
 from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.controller import Extractor, MemoryController, decay_rescore
+from remem.controller.graph_services import GraphServices
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.errors import ConfigError, EmbeddingModelMismatchError, StoreClosedError
 from remem.failures import FailureLog
@@ -56,12 +59,10 @@ from remem.models import Clock, SystemClock
 from remem.runtime_config import RuntimeConfig
 from remem.staging import STAGED, CollectionManager, FileMoveJournal, StagingConfig
 from remem.staging.generation import read_generation
-from remem.stores.episodic import EpisodicStore
-from remem.stores.graph import GraphStore
+from remem.stores.bundle import Stores
 from remem.stores.records import RecordStore
-from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore
-from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WritePort, behind
+from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WritePort
 
 MINILM_DIMENSION = 384
 
@@ -104,7 +105,7 @@ class Runtime:
         self.embedder: EmbeddingService = embedder or self._default_embedder()
         self.extractor = extractor
         self._controller: MemoryController | None = None
-        self._block_store: BlockStore | None = None
+        self._stores: Stores | None = None
         self._closers: list[Any] = []
         self.lifecycle: LifecycleManager | None = None
         self._closed = False
@@ -180,13 +181,22 @@ class Runtime:
         return self._controller
 
     @property
-    def block_store(self) -> BlockStore:
-        """Where core memory blocks persist (same database as the records)."""
-        if self._block_store is None:
+    def stores(self) -> Stores:
+        """The stores of this memory, bare: with write-behind on, a read must follow
+        ``await rt.controller.settled()`` (or use what it returns) to see every acknowledged
+        write."""
+        if self._stores is None:
             raise StoreClosedError(
                 "the Runtime is not started (use `async with Runtime.open(...)`) or was closed"
             )
-        return self._block_store
+        return self._stores
+
+    @property
+    def block_store(self) -> BlockStore:
+        """Where core memory blocks persist (same database as the records)."""
+        blocks = self.stores.blocks
+        assert blocks is not None  # both factories build one
+        return blocks
 
     async def blocks(
         self, namespace: str = "default", config: CoreMemoryConfig | None = None
@@ -240,13 +250,13 @@ class Runtime:
                 f"path {str(cfg.path)!r} cannot be a memory directory ({exc.strerror}); "
                 "pass a directory path (it is created if missing)"
             ) from exc
-        transcript, episodic, records, graph, blocks, vectors = self._stores()
-        for store in (transcript, episodic, records, graph, blocks, vectors):
-            await self._opened(store)
+        stores = self._new_stores()
+        await self._opened(stores)  # in order; closed in reverse after everything built on them
+        self._stores = stores
+        vectors, records, graph = stores.vectors, stores.records, stores.graph
         # `remem reembed` switches the generation (remem.staging.generation).
         prefix = self._generation or read_generation(cfg.path).prefix
         await self._keep_stored_model(vectors, prefix)
-        self._block_store = blocks
         collections = CollectionManager(
             vectors,
             self.embedder,
@@ -255,8 +265,8 @@ class Runtime:
         )
         await self._opened(collections)
         direct = DirectWrites(
-            transcript_store=transcript,
-            episodic_store=episodic,
+            transcript_store=stores.transcript,
+            episodic_store=stores.episodic,
             record_store=records,
             collection_manager=collections,
             failures=FailureLog(),
@@ -269,36 +279,34 @@ class Runtime:
                 direct,
                 dimension=self.embedder.dimension,
             )
-            # The port writes the bare stores; every reader below gets them through its barrier.
-            transcript, episodic = behind(transcript, writes), behind(episodic, writes)
-            records, collections = behind(records, writes), behind(collections, writes)
         # Closed after the controller (whose extraction drain may still remember) and before the
-        # stores it writes; opening replays what a crash left journaled.
+        # stores it writes; opening replays what a crash left journaled. Every reader below
+        # awaits its barrier before reading (no store is wrapped).
         await self._opened(writes)
         decay = DecayCalculator(cfg.controller.decay)
         tracker = AccessTracker(
             graph, records, rescore=decay_rescore(records, decay), clock=self.clock
         )
         self._controller = MemoryController(
-            vectors,
-            graph,
-            episodic,
+            stores,
             collections,
-            record_store=records,
-            access_tracker=tracker,
-            graph_scorer=GraphScorer(graph, clock=self.clock),
-            transcript_store=transcript,
-            entity_resolver=EntityResolver(graph, clock=self.clock),
+            writes=writes,
+            graph=GraphServices(
+                resolver=EntityResolver(graph, clock=self.clock),
+                scorer=GraphScorer(graph, clock=self.clock),
+                access=tracker,
+            ),
             extractor=self.extractor,
             config=cfg.controller,
             priming=cfg.priming,
             clock=self.clock,
-            writes=writes,
         )
         self._closers.append(self._controller)
-        await self._attach_lifecycle(records, collections)
+        await self._attach_lifecycle(records, collections, writes)
 
-    async def _attach_lifecycle(self, records: RecordStore, collections: CollectionManager) -> None:
+    async def _attach_lifecycle(
+        self, records: RecordStore, collections: CollectionManager, writes: WritePort
+    ) -> None:
         """Open the lifecycle manager (completing any plan a crash interrupted).
 
         Nothing runs in the background: the application previews and executes plans, or calls
@@ -310,50 +318,17 @@ class Runtime:
             decay=self.config.controller.decay,
             clock=self.clock,
             journal=FilePlanJournal(self.config.path / "lifecycle.journal"),
+            barrier=writes,
         )
         self.lifecycle = await self._opened(manager)
 
-    def _stores(
-        self,
-    ) -> tuple[TranscriptStore, EpisodicStore, RecordStore, GraphStore, BlockStore, VectorStore]:
+    def _new_stores(self) -> Stores:
         cfg = self.config
         if cfg.backend == "postgres":
-            from remem.stores.postgres.blocks import PostgresBlockStore
-            from remem.stores.postgres.episodic import PostgresEpisodicStore
-            from remem.stores.postgres.graph import PostgresGraphStore
-            from remem.stores.postgres.records import PostgresRecordStore
-            from remem.stores.postgres.transcript import PostgresTranscriptStore
-            from remem.stores.postgres.vector import PgVectorStore
-
-            dsn = cfg.dsn
-            assert dsn is not None  # RuntimeConfig checks it
-            return (
-                PostgresTranscriptStore(dsn),
-                PostgresEpisodicStore(dsn, timezone=cfg.timezone, full_text=cfg.full_text),
-                PostgresRecordStore(dsn),
-                PostgresGraphStore(dsn),
-                PostgresBlockStore(dsn),
-                PgVectorStore(dsn),
-            )
-        from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
-        from remem.stores.duckdb.blocks import DuckDBBlockStore
-        from remem.stores.hnsw import HnswVectorStore
-        from remem.stores.sqlite.episodic import SQLiteEpisodicStore
-        from remem.stores.sqlite.transcript import SQLiteTranscriptStore
-
-        db = DuckDBDatabase(cfg.path / "memory.duckdb")
-        return (
-            SQLiteTranscriptStore(cfg.path / "transcript.db", durability=cfg.durability),
-            SQLiteEpisodicStore(
-                cfg.path / "episodic.db",
-                timezone=cfg.timezone,
-                durability=cfg.durability,
-                full_text=cfg.full_text,
-            ),
-            DuckDBRecordStore(db),
-            DuckDBGraphStore(db),
-            DuckDBBlockStore(db),
-            HnswVectorStore(cfg.path / "vectors"),
+            assert cfg.dsn is not None  # RuntimeConfig checks it
+            return Stores.postgres(cfg.dsn, timezone=cfg.timezone, full_text=cfg.full_text)
+        return Stores.embedded(
+            cfg.path, timezone=cfg.timezone, durability=cfg.durability, full_text=cfg.full_text
         )
 
     async def aclose(self) -> None:
@@ -372,7 +347,7 @@ class Runtime:
             except Exception as exc:
                 errors.append(exc)
         self._controller = None
-        self._block_store = None
+        self._stores = None
         if errors:
             raise errors[0]
 

@@ -53,7 +53,7 @@ async def run_conversation(
             clock.advance(timedelta(minutes=3))
     answers = {q: await companion.answer(q, session_id="quiz") for q in QUIZ}
     blocks = await runtime.blocks()
-    graph = runtime.controller.graph_store
+    graph = (await runtime.controller.settled()).graph
     (user,) = await graph.find_entities("user")
     rels = await graph.relationships(user.id, direction="out", include_superseded=True)
     names = {e.id: e.name for e in await graph.get_entities([r.target_id for r in rels])}

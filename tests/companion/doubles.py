@@ -104,7 +104,7 @@ class LatestWinsConsolidator:
         return out
 
     async def _relationships(self) -> None:
-        graph = self.controller.graph_store
+        graph = (await self.controller.settled()).graph
         for user in await graph.find_entities("user"):
             newest: dict[str, Relationship] = {}
             rels = await graph.relationships(user.id, direction="out")

@@ -137,7 +137,7 @@ async def test_answer_records_nothing(runtime: remem.Runtime) -> None:
     companion = Companion(brain, runtime, extractor=extractor)
     await companion.turn("I moved to Lisbon")
     blocks = (await companion.blocks()).render()  # type: ignore[union-attr]
-    transcript = runtime.controller.transcript_store
+    transcript = (await runtime.controller.settled()).transcript
     assert transcript is not None
     before = await transcript.get_entries("default")
     calls = extractor.calls

@@ -84,7 +84,7 @@ class PieceBrain(ScriptedBrain):
 
 
 async def entries(runtime: remem.Runtime, session: str) -> list[TranscriptEntry]:
-    transcript = runtime.controller.transcript_store
+    transcript = (await runtime.controller.settled()).transcript
     assert transcript is not None
     try:
         return await transcript.get_entries(session)

@@ -15,7 +15,7 @@ def key(attribute: str, value: str, subject: str = "user") -> dict[str, object]:
 
 
 async def everything(rt: remem.Runtime) -> list[MemoryRecord]:
-    return await rt.controller.record_store.scan(include_superseded=True)
+    return await (await rt.controller.settled()).records.scan(include_superseded=True)
 
 
 async def test_a_new_city_supersedes_the_old_and_recall_sees_only_it(
@@ -35,7 +35,9 @@ async def test_a_new_city_supersedes_the_old_and_recall_sees_only_it(
     assert (done[0].subject, done[0].attribute) == ("user", "city")
     assert (done[0].old_value, done[0].new_value) == ("Lisbon", "Porto")
     assert not done[0].is_restatement
-    old, new, *hobbies = await c.record_store.get([lisbon.id, porto.id, chess.id, climbing.id])
+    old, new, *hobbies = await (await c.settled()).records.get(
+        [lisbon.id, porto.id, chess.id, climbing.id]
+    )
     assert old.text == lisbon.text  # kept, not deleted
     assert old.superseded_by == porto.id
     assert old.valid_to == porto.lifecycle.created_at == T0 + timedelta(days=30)
@@ -65,7 +67,7 @@ async def test_validity_time_orders_facts_not_insertion(
     )
     done = await MemoryConsolidator(c).supersede_contradictions()
     assert [(s.old_id, s.new_id) for s in done] == [(faro.id, porto.id)]
-    old_faro, live_porto = await c.record_store.get([faro.id, porto.id])
+    old_faro, live_porto = await (await c.settled()).records.get([faro.id, porto.id])
     assert live_porto.superseded_by is None
     assert old_faro.superseded_by == porto.id
     assert old_faro.valid_to == T0
@@ -91,7 +93,7 @@ async def test_chains_restatements_and_the_records_filter(
         (ids[0], ids[1], False),
         (ids[1], ids[2], True),  # the same value again: the older copy is superseded
     ]
-    first, second, third = await c.record_store.get(ids)
+    first, second, third = await (await c.settled()).records.get(ids)
     assert (first.valid_to, second.valid_to) == (T0 + timedelta(days=1), T0 + timedelta(days=2))
     assert third.superseded_by is None
 
@@ -99,7 +101,7 @@ async def test_chains_restatements_and_the_records_filter(
 async def test_exclusive_relationship_superseded_and_history_kept(
     rt: remem.Runtime, clock: ManualClock
 ) -> None:
-    graph = rt.controller.graph_store
+    graph = (await rt.controller.settled()).graph
     await graph.upsert_entities(
         [
             Entity(id=f"e-{n}", name=n, created_at=T0, updated_at=T0)
@@ -158,7 +160,7 @@ async def test_an_ending_ends_only_its_own_value_of_a_multi_valued_fact(
     done = await MemoryConsolidator(c).supersede_contradictions([died, atlas, mochi])
 
     assert {(s.old_id, s.new_id) for s in done} == {(rex.id, died.id), (orion.id, atlas.id)}
-    old_rex, still_max, old_orion, *live = await c.record_store.get(
+    old_rex, still_max, old_orion, *live = await (await c.settled()).records.get(
         [rex.id, max_.id, orion.id, died.id, atlas.id, mochi.id]
     )
     assert old_rex.superseded_by == died.id
@@ -240,7 +242,7 @@ async def test_an_ending_of_a_longer_name_ends_a_multi_valued_fact(
     done = await MemoryConsolidator(c).supersede_contradictions([gave_up])
 
     assert [(s.old_id, s.new_id) for s in done] == [(swimming.id, gave_up.id)]
-    old, still = await c.record_store.get([swimming.id, yoga.id])
+    old, still = await (await c.settled()).records.get([swimming.id, yoga.id])
     assert old.superseded_by == gave_up.id
     assert old.valid_to == T0 + timedelta(days=40)
     assert still.superseded_by is None  # another habit is not ended

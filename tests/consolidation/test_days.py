@@ -40,7 +40,7 @@ async def test_days_are_local_across_midnight_and_dst(open_runtime: OpenRuntime)
     assert report.summaries[0].text == "I adopted a cat called Miso."
     assert report.summaries[1].text == "Miso slept all night! Booked the vet for Tuesday."
     assert report.summaries[1].text == extractive_summary(entries[1:3])
-    stored = await rt.controller.episodic_store.get_day_summaries("s1")
+    stored = await (await rt.controller.settled()).episodic.get_day_summaries("s1")
     assert stored == list(report.summaries)
 
 
@@ -74,7 +74,7 @@ async def test_a_failed_day_is_reported_and_retried_alone(open_runtime: OpenRunt
     assert "failed: summary s1 2024-03-31" in str(first)
     logged = [f for f in rt.controller.failures() if f.operation == "consolidation"]
     assert [f.ids for f in logged] == [f.turn_ids for f in first.failures]
-    stored = await rt.controller.episodic_store.get_day_summaries("s1")
+    stored = await (await rt.controller.settled()).episodic.get_day_summaries("s1")
     assert [s.day for s in stored] == [DAYS[0]]  # nothing written for the failed days
 
     broken.clear()

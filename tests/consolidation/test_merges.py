@@ -18,7 +18,7 @@ def ent(eid: str, name: str, minutes: int, etype: str = "person") -> Entity:
 
 async def test_duplicates_merge_into_the_oldest_and_guards_hold(rt: remem.Runtime) -> None:
     c = rt.controller
-    graph = c.graph_store
+    graph = (await c.settled()).graph
     await graph.upsert_entities(
         [
             ent("e-ana", "Ana", 0),
@@ -83,7 +83,7 @@ async def test_duplicates_merge_into_the_oldest_and_guards_hold(rt: remem.Runtim
 
 
 async def test_consolidate_merges_before_checking_exclusivity(rt: remem.Runtime) -> None:
-    graph = rt.controller.graph_store
+    graph = (await rt.controller.settled()).graph
     await graph.upsert_entities(
         [
             ent("e-ana", "Ana", 0),

@@ -13,17 +13,19 @@ import pytest
 
 from remem.controller import ControllerConfig, ExtractionResult, Extractor, MemoryController
 from remem.controller.extraction import ExtractionContext
+from remem.controller.graph_services import GraphServices
 from remem.embeddings import HashingEmbedder
 from remem.failures import FailureLog
 from remem.graph import GraphScorer
 from remem.models import ManualClock, TranscriptEntry
 from remem.staging import CollectionManager, FileMoveJournal
+from remem.stores.bundle import Stores
 from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
 from remem.stores.hnsw import HnswVectorStore
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 from remem.stores.vector import VectorStore
-from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WritePort, behind
+from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WritePort
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -39,6 +41,12 @@ class Stack:
     collections: CollectionManager
     clock: ManualClock
 
+    async def settled(self) -> Stack:
+        """This stack once its (bare) stores hold every acknowledged write: the write port's
+        barrier, through ``controller.settled()``."""
+        await self.controller.settled()
+        return self
+
 
 Factory = Callable[..., Any]
 
@@ -53,8 +61,9 @@ async def make_stack(
     tmp_path: Path, clock: ManualClock, request: pytest.FixtureRequest
 ) -> AsyncIterator[Factory]:
     """Every controller test runs twice: writes applied at once, and through write-behind (the
-    Runtime's embedded default), where the Stack's stores are the barrier-wrapped ones the
-    controller uses. A test of the direct path's own semantics passes ``write_behind=False``."""
+    Runtime's embedded default). The Stack's stores are the bare ones: a test reading them after
+    a write awaits ``controller.settled()`` first (the write port's barrier). A test of the
+    direct path's own semantics passes ``write_behind=False``."""
     default_behind = request.param == "write_behind"
     async with AsyncExitStack() as exits:
 
@@ -80,7 +89,13 @@ async def make_stack(
                     vstore, HashingEmbedder(), journal=FileMoveJournal(root / "moves.journal")
                 )
             )
-            bare_vectors = vstore
+            stores = Stores(
+                transcript=transcript,
+                episodic=episodic,
+                records=records,
+                graph=graph,
+                vectors=vstore,
+            )
             writes: WritePort | None = None
             if default_behind if write_behind is None else write_behind:
                 direct = DirectWrites(
@@ -96,21 +111,14 @@ async def make_stack(
                 )
                 await writes.open()
                 exits.push_async_callback(writes.aclose)  # after the controller's close
-                transcript, episodic = behind(transcript, writes), behind(episodic, writes)
-                records, collections = behind(records, writes), behind(collections, writes)
-                vstore = behind(vstore, writes)  # the tests' own reads wait too
             controller = MemoryController(
-                bare_vectors,
-                graph,
-                episodic,
+                stores,
                 collections,
-                record_store=records,
-                graph_scorer=GraphScorer(graph, clock=clock),
-                transcript_store=transcript,
+                writes=writes,
+                graph=GraphServices(scorer=GraphScorer(graph, clock=clock)),
                 extractor=extractor,
                 config=config,
                 clock=clock,
-                writes=writes,
             )
             exits.push_async_callback(controller.aclose)
             return Stack(

@@ -46,7 +46,7 @@ async def test_failed_extraction_is_visible_and_turns_persist(make_stack: Factor
     assert [f.operation for f in failures] == ["extraction", "extraction"]
     assert [f.ids for f in failures] == [(t1.id,), (t2.id,)]
     assert "extractor exploded" in failures[0].message
-    entries = await s.transcript.get_entries("s1")
+    entries = await (await s.settled()).transcript.get_entries("s1")
     assert [e.id for e in entries] == [t1.id, t2.id]
     hits = await s.controller.recall("locker code", stages=["episodic"])
     assert hits[0].record.id == t1.id
@@ -95,19 +95,19 @@ async def test_remember_is_all_or_nothing(make_stack: Factory, tmp_path: Path) -
     s = await make_stack(vectors=FailingAddStore(tmp_path / "failing"))
     with pytest.raises(BackendError):
         await s.controller.remember("Ana lives in Lisbon", memory_id="m1")
-    assert await s.records.count() == 0
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 0
-    assert await s.episodic.search("Ana Lisbon") == []
+    assert await (await s.settled()).records.count() == 0
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 0
+    assert await (await s.settled()).episodic.search("Ana Lisbon") == []
     assert s.controller.failures() == []  # the compensation itself succeeded
 
 
 async def test_episodic_failure_compensates_record_and_vector(make_stack: Factory) -> None:
     s = await make_stack()
-    await s.episodic.add_note("m1", "something else", created_at=s.clock.now())
+    await (await s.settled()).episodic.add_note("m1", "something else", created_at=s.clock.now())
     with pytest.raises(DuplicateIdError):
         await s.controller.remember("Ana lives in Lisbon", memory_id="m1")
-    assert await s.records.count() == 0
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 0
+    assert await (await s.settled()).records.count() == 0
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 0
 
 
 async def test_reopened_session_continues_turn_numbers(make_stack: Factory) -> None:

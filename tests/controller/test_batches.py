@@ -48,9 +48,9 @@ async def test_remember_many_writes_every_store_once(make_stack: Factory) -> Non
     assert records[2].session_id == "s7"
     assert records[2].metadata == {"src": "chat"}
     assert {r.namespace for r in records} == {"family"}
-    assert await s.records.count() == 3
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 3
-    assert [h.id for h in await s.episodic.search("violin")] == [records[2].id]
+    assert await (await s.settled()).records.count() == 3
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 3
+    assert [h.id for h in await (await s.settled()).episodic.search("violin")] == [records[2].id]
     hits = await s.controller.recall("green tea", stages=["short_term"])
     assert hits[0].record.id == "rui"
     assert await s.controller.remember_many([]) == []
@@ -92,9 +92,9 @@ async def test_remember_many_bad_item_names_its_index_and_writes_nothing(
         await s.controller.remember_many("one string")
     with pytest.raises(ShapeError):
         await s.controller.remember_many(["a", "b"], vectors=np.zeros((1, 4), np.float32))
-    assert await s.records.count() == 0
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 0
-    assert await s.episodic.search("fine a b") == []
+    assert await (await s.settled()).records.count() == 0
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 0
+    assert await (await s.settled()).episodic.search("fine a b") == []
 
 
 async def test_remember_many_failing_collection_add_leaves_nothing(
@@ -103,8 +103,8 @@ async def test_remember_many_failing_collection_add_leaves_nothing(
     s = await make_stack(vectors=FailingAddStore(tmp_path / "failing"))
     with pytest.raises(BackendError):
         await s.controller.remember_many(["Ana lives in Lisbon", "Rui likes tea"])
-    assert await s.records.count() == 0
-    assert await s.episodic.search("Ana Lisbon Rui tea") == []
+    assert await (await s.settled()).records.count() == 0
+    assert await (await s.settled()).episodic.search("Ana Lisbon Rui tea") == []
     assert s.controller.failures() == []
 
 
@@ -112,14 +112,16 @@ async def test_remember_many_failing_notes_compensate_records_and_vectors(
     make_stack: Factory,
 ) -> None:
     s = await make_stack()
-    await s.episodic.add_note("m2", "something else", created_at=s.clock.now())
+    await (await s.settled()).episodic.add_note("m2", "something else", created_at=s.clock.now())
     with pytest.raises(DuplicateIdError):
         await s.controller.remember_many(
             [MemorySpec("Ana lives in Lisbon", memory_id="m1"), MemorySpec("x", memory_id="m2")]
         )
-    assert await s.records.count() == 0
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 0
-    assert [h.id for h in await s.episodic.search("Ana Lisbon something")] == ["m2"]
+    assert await (await s.settled()).records.count() == 0
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 0
+    assert [h.id for h in await (await s.settled()).episodic.search("Ana Lisbon something")] == [
+        "m2"
+    ]
     assert s.controller.failures() == []
 
 
@@ -145,12 +147,15 @@ async def test_record_turns_equals_record_turn_calls(make_stack: Factory) -> Non
     def shape(entries: list) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
         return [(e.turn_number, e.user_message, e.assistant_message) for e in entries]
 
-    assert shape(await many.transcript.get_entries("s0")) == shape(
-        await one.transcript.get_entries("s0")
+    assert shape(await (await many.settled()).transcript.get_entries("s0")) == shape(
+        await (await one.settled()).transcript.get_entries("s0")
     )
-    days_one, days_many = await one.episodic.days("s0"), await many.episodic.days("s0")
+    days_one, days_many = (
+        await (await one.settled()).episodic.days("s0"),
+        await (await many.settled()).episodic.days("s0"),
+    )
     assert [shape(d) for d in days_many.values()] == [shape(d) for d in days_one.values()]
-    assert [h.id for h in await many.episodic.search("word5")] == [batch[5].id]
+    assert [h.id for h in await (await many.settled()).episodic.search("word5")] == [batch[5].id]
 
 
 async def test_record_turns_new_session_and_bad_turn(make_stack: Factory) -> None:
@@ -161,11 +166,13 @@ async def test_record_turns_new_session_and_bad_turn(make_stack: Factory) -> Non
         await s.controller.record_turns("s1", [("only one",)])
     with pytest.raises(InvalidArgumentError):
         await s.controller.record_turns("", [("a", "b")])
-    assert await s.episodic.search("fine ok") == []
+    assert await (await s.settled()).episodic.search("fine ok") == []
     assert await s.controller.record_turns("s1", []) == []
     entries = await s.controller.record_turns("s1", [("a", "b"), ("c", "")])
     assert [e.turn_number for e in entries] == [1, 2]
-    assert [e.id for e in await s.transcript.get_entries("s1")] == [e.id for e in entries]
+    assert [e.id for e in await (await s.settled()).transcript.get_entries("s1")] == [
+        e.id for e in entries
+    ]
     s.controller._turns.clear()  # as in a new process
     t = await s.controller.record_turn("s1", "e", "f")
     assert t.turn_number == 3

@@ -85,7 +85,7 @@ async def check_transcript(
     """Numbers 1..K without a gap or a repeat, every acknowledged turn there and indexed, each
     cancelled write wholly there or wholly absent, and nothing refused by the journal."""
     c = rt.controller
-    transcript = c.transcript_store
+    transcript = (await c.settled()).transcript
     assert transcript is not None
     entries = await transcript.get_entries(SESSION)
     assert [e.turn_number for e in entries] == list(range(1, len(entries) + 1))
@@ -95,7 +95,7 @@ async def check_transcript(
     for n, messages in attempts.items():
         present = [m in users for m in messages]
         assert all(present) or not any(present), f"attempt {n} is half-written: {present}"
-    days = await c.episodic_store.days(SESSION)
+    days = await (await c.settled()).episodic.days(SESSION)
     assert {e.id for d in days.values() for e in d} == ids
     if c.write_behind is not None:
         assert await c.write_behind.file.rejected() == []
@@ -135,7 +135,7 @@ async def cancelled_turns(
     try:
         await check_transcript(reopened, acknowledged, attempts)
         entry = await reopened.controller.record_turn(SESSION, "after reopening", "ok")
-        transcript = reopened.controller.transcript_store
+        transcript = (await reopened.controller.settled()).transcript
         assert transcript is not None
         assert entry.turn_number == len(await transcript.get_entries(SESSION))
     finally:
@@ -159,10 +159,10 @@ async def check_memories(
 ) -> None:
     """Each memory is whole (record + vector + note) or absent; each remember_many wholly."""
     c = rt.controller
-    records = {r.id for r in await c.record_store.scan()}
+    records = {r.id for r in await (await c.settled()).records.scan()}
     everything = [i for ids in attempts.values() for i in ids] + acknowledged
     vectors = {v.id for v in await c.collection_manager.vectors(everything, MemoryStage.SHORT_TERM)}
-    hits = await c.episodic_store.search("ledger", limit=10_000)
+    hits = await (await c.settled()).episodic.search("ledger", limit=10_000)
     notes = {h.id for h in hits if h.kind is EpisodeKind.NOTE}
     assert set(acknowledged) <= records
     assert records == vectors == notes, "a memory is missing its vector or its note"

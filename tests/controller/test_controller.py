@@ -107,16 +107,20 @@ async def test_superseded_never_recalled_but_kept(make_stack: Factory) -> None:
     ids = [h.record.id for h in await s.controller.recall("where does Ana live", k=10)]
     assert new.id in ids
     assert old.id not in ids
-    (kept,) = await s.records.get([old.id])
+    (kept,) = await (await s.settled()).records.get([old.id])
     assert kept.superseded_by == new.id
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 1
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 1
 
 
 async def test_decayed_excluded_unless_asked(make_stack: Factory) -> None:
     s = await make_stack()
     rec = await s.controller.remember("Ana once owned a red bicycle")
-    await s.records.update_lifecycle([(rec.id, rec.lifecycle.replace(stage=MemoryStage.DECAYED))])
-    await s.collections.move([rec.id], MemoryStage.SHORT_TERM, MemoryStage.DECAYED)
+    await (await s.settled()).records.update_lifecycle(
+        [(rec.id, rec.lifecycle.replace(stage=MemoryStage.DECAYED))]
+    )
+    await (await s.settled()).collections.move(
+        [rec.id], MemoryStage.SHORT_TERM, MemoryStage.DECAYED
+    )
     assert await s.controller.recall("Ana red bicycle") == []
     hits = await s.controller.recall("Ana red bicycle", include_decayed=True)
     assert [h.record.id for h in hits] == [rec.id]
@@ -127,9 +131,9 @@ async def test_forget_moves_to_deleted(make_stack: Factory) -> None:
     rec = await s.controller.remember("the wifi password is on the fridge")
     assert await s.controller.forget([rec.id]) == 1
     assert await s.controller.recall("wifi password fridge") == []
-    (gone,) = await s.records.get([rec.id])
+    (gone,) = await (await s.settled()).records.get([rec.id])
     assert gone.lifecycle.stage is MemoryStage.DELETED
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 0
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 0
     assert await s.controller.forget([rec.id]) == 0  # idempotent
     with pytest.raises(NotFoundError):
         await s.controller.forget(["nope"])
@@ -159,7 +163,9 @@ async def test_recall_many_equals_recall(make_stack: Factory) -> None:
     for q, batch in zip(queries, many, strict=True):
         single = await s.controller.recall(q, k=3)
         assert [(h.record.id, h.score) for h in batch] == [(h.record.id, h.score) for h in single]
-    vecs = np.stack([await s.collections.embeddings.embed_query(q) for q in queries])
+    vecs = np.stack(
+        [await (await s.settled()).collections.embeddings.embed_query(q) for q in queries]
+    )
     with_vectors = await s.controller.recall_many(queries, vectors=vecs, k=3)
     assert [[h.record.id for h in r] for r in with_vectors] == [
         [h.record.id for h in r] for r in many
@@ -180,7 +186,7 @@ async def test_injected_clock_drives_recency(make_stack: Factory) -> None:
 async def test_bad_input_is_typed_and_changes_nothing(make_stack: Factory) -> None:
     s = await make_stack()
     await s.controller.remember("a first memory")
-    before = await s.records.count()
+    before = await (await s.settled()).records.count()
     dim = s.collections.embeddings.dimension
     bad_calls = [
         (InvalidArgumentError, s.controller.remember("")),
@@ -202,7 +208,9 @@ async def test_bad_input_is_typed_and_changes_nothing(make_stack: Factory) -> No
     for error, call in bad_calls:
         with pytest.raises(error):
             await call
-    assert await s.records.count() == before
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == before
-    assert await s.episodic.search("x first memory nul lone", limit=10) != []  # only the first
-    assert len(await s.episodic.search("x nul lone byte", limit=10)) == 0
+    assert await (await s.settled()).records.count() == before
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == before
+    assert (
+        await (await s.settled()).episodic.search("x first memory nul lone", limit=10) != []
+    )  # only the first
+    assert len(await (await s.settled()).episodic.search("x nul lone byte", limit=10)) == 0

@@ -66,7 +66,7 @@ async def _world(rt: remem.Runtime, clock: ManualClock) -> list[str]:
     await c.supersede(ids[0], ids[1])
     await c.forget([ids[2], ids[3]])
     # Graph: entities with fixed ids and relationships, so graph hits have stable keys.
-    g = c.graph_store
+    g = (await c.settled()).graph
     people = sorted({q.question.split()[-1].strip("?") for q in data.questions})[:3]
     await g.upsert_entities(
         [Entity(id=f"e{i}", name=name, entity_type="person") for i, name in enumerate(people)]

@@ -87,11 +87,11 @@ async def test_concurrent_remember_is_group_committed(make_stack: Factory) -> No
     records = await asyncio.gather(*(s.controller.remember(t) for t in texts))
     batches = s.controller._writer._batcher.batches
     assert batches < len(texts)  # shared transactions, not one per call
-    assert await s.records.count() == len(texts)
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == len(texts)
-    stored = await s.records.get([r.id for r in records])
+    assert await (await s.settled()).records.count() == len(texts)
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == len(texts)
+    stored = await (await s.settled()).records.get([r.id for r in records])
     assert [r.text for r in stored] == texts
-    hits = await s.episodic.search("garden note number 7", limit=3)
+    hits = await (await s.settled()).episodic.search("garden note number 7", limit=3)
     assert hits[0].id == records[7].id
 
 
@@ -102,8 +102,12 @@ async def test_a_duplicate_in_a_concurrent_batch_fails_alone_and_harms_nothing(
     old = await s.controller.remember("Rui keeps bees", memory_id="m-old")
     # The existing memory is long-term, so a fresh short-term vector for the same id would be
     # accepted by the collection: the undo must remove that one and never the original.
-    await s.records.update_lifecycle([(old.id, old.lifecycle.replace(stage=MemoryStage.LONG_TERM))])
-    await s.collections.move([old.id], MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM)
+    await (await s.settled()).records.update_lifecycle(
+        [(old.id, old.lifecycle.replace(stage=MemoryStage.LONG_TERM))]
+    )
+    await (await s.settled()).collections.move(
+        [old.id], MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM
+    )
     results = await asyncio.gather(
         s.controller.remember("Ana likes tea"),
         s.controller.remember("someone else's text", memory_id="m-old"),
@@ -113,12 +117,12 @@ async def test_a_duplicate_in_a_concurrent_batch_fails_alone_and_harms_nothing(
     assert isinstance(results[1], DuplicateIdError)
     assert not isinstance(results[0], BaseException)
     assert not isinstance(results[2], BaseException)
-    (kept,) = await s.records.get(["m-old"])
+    (kept,) = await (await s.settled()).records.get(["m-old"])
     assert kept.text == "Rui keeps bees"
     assert kept.lifecycle.stage is MemoryStage.LONG_TERM
-    assert await s.collections.count(MemoryStage.LONG_TERM) == 1
-    assert await s.collections.count(MemoryStage.SHORT_TERM) == 2
-    assert await s.records.count() == 3
+    assert await (await s.settled()).collections.count(MemoryStage.LONG_TERM) == 1
+    assert await (await s.settled()).collections.count(MemoryStage.SHORT_TERM) == 2
+    assert await (await s.settled()).records.count() == 3
     assert s.controller.failures() == []
 
 
@@ -128,5 +132,5 @@ async def test_remember_results_equal_with_and_without_company(make_stack: Facto
     records = await asyncio.gather(
         *(s.controller.remember(f"fact {i}", kind="preference") for i in range(n))
     )
-    stored = await s.records.get([r.id for r in records])
+    stored = await (await s.settled()).records.get([r.id for r in records])
     assert stored == list(records)

@@ -24,7 +24,7 @@ from remem.staging import CollectionManager
 from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
 from remem.stores.hnsw import HnswVectorStore
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
-from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WriteBehind, behind
+from remem.writebehind import DirectWrites, JournaledWrites, JournalFile, WriteBehind
 
 
 def journal_of(rt: Runtime) -> WriteBehind:
@@ -41,7 +41,7 @@ async def test_every_reader_sees_a_journaled_write(tmp_path: Path) -> None:
         turn = await c.record_turn("s1", "I adopted a cat named Miso", "Lovely!")
         memory = await c.remember("The user's cat is named Miso")
         assert wb.pending == 2
-        assert [r.id for r in await c.record_store.get([memory.id])] == [memory.id]
+        assert [r.id for r in await (await c.settled()).records.get([memory.id])] == [memory.id]
         assert wb.pending == 0
 
         other = await c.remember("The user drinks green tea")
@@ -49,12 +49,12 @@ async def test_every_reader_sees_a_journaled_write(tmp_path: Path) -> None:
         assert hits[0].record.id == other.id
 
         late = await c.record_turn("s1", "My sister lives in Porto", "Noted")
-        transcript = c.transcript_store
+        transcript = (await c.settled()).transcript
         assert transcript is not None
         assert [e.id for e in await transcript.get_entries("s1")] == [turn.id, late.id]
 
         await c.record_turn("s2", "Ferrari is my favourite team", "")
-        found = await c.episodic_store.search("Ferrari")
+        found = await (await c.settled()).episodic.search("Ferrari")
         assert [h.session_id for h in found] == ["s2"]
 
         doomed = await c.remember("a memory to forget at once")
@@ -63,7 +63,7 @@ async def test_every_reader_sees_a_journaled_write(tmp_path: Path) -> None:
         await c.remember("planned memory")
         assert rt.lifecycle is not None
         plan = await rt.lifecycle.preview()  # scans every record, the journaled one included
-        assert plan.scanned == await c.record_store.count() == 4
+        assert plan.scanned == await (await c.settled()).records.count() == 4
         assert await c.collection_manager.count(MemoryStage.SHORT_TERM) == 3  # one forgotten
         assert c.failures() == []
 
@@ -76,8 +76,8 @@ async def test_closing_applies_everything(tmp_path: Path) -> None:
     direct = Runtime.open(tmp_path / "m", write_behind=False)
     async with direct as rt:
         assert rt.controller.write_behind is None
-        assert [r.id for r in await rt.controller.record_store.get(ids)] == ids
-        transcript = rt.controller.transcript_store
+        assert [r.id for r in await (await rt.controller.settled()).records.get(ids)] == ids
+        transcript = (await rt.controller.settled()).transcript
         assert transcript is not None
         assert len(await transcript.get_entries("s")) == 1
 
@@ -102,7 +102,7 @@ CRASHER = textwrap.dedent(
             if i == 2:
                 await wb.flush()  # half applied, half pending at the crash
         print(json.dumps(ids), flush=True)
-        raw_vectors = c.vector_store  # the bare store the write port writes
+        raw_vectors = rt.stores.vectors  # the store the write port writes (no barrier: no apply)
 
         async def die(*args, **kwargs):
             os._exit(0)
@@ -138,17 +138,17 @@ async def test_a_crash_loses_and_duplicates_nothing(tmp_path: Path, point: str) 
     async with Runtime.open(root) as rt:  # opening replays the journal
         c = rt.controller
         assert journal_of(rt).pending == 0
-        records = await c.record_store.scan()
+        records = await (await c.settled()).records.scan()
         assert sorted(r.id for r in records) == sorted(ids["memories"])
         assert await c.collection_manager.count(MemoryStage.SHORT_TERM) == 6
-        transcript = c.transcript_store
+        transcript = (await c.settled()).transcript
         assert transcript is not None
         entries = await transcript.get_entries("s")
         assert [e.id for e in entries] == ids["turns"]
         assert [e.turn_number for e in entries] == list(range(1, 7))
-        days = await c.episodic_store.days("s")
+        days = await (await c.settled()).episodic.days("s")
         assert sorted(e.id for day in days.values() for e in day) == sorted(ids["turns"])
-        hits = await c.episodic_store.search("kite fact", limit=50)
+        hits = await (await c.settled()).episodic.search("kite fact", limit=50)
         assert sorted(h.id for h in hits if h.id.startswith("mem-")) == sorted(ids["memories"])
         assert (await c.recall("kite fact 5", k=1))[0].record.id == ids["memories"][5]
         assert c.failures() == []
@@ -163,7 +163,7 @@ async def test_a_store_failure_keeps_the_writes_and_a_retry_applies_them_once(
         c = rt.controller
         wb = journal_of(rt)
         wb.max_delay = 60.0
-        raw: Any = c.vector_store  # the bare store the write port writes
+        raw: Any = rt.stores.vectors  # the store the write port writes
         real_add = raw.add
         calls = 0
 
@@ -184,7 +184,7 @@ async def test_a_store_failure_keeps_the_writes_and_a_retry_applies_them_once(
         assert wb.pending == 1
         hits = await c.recall("blue bike", k=1)  # the retry completes the vector
         assert hits[0].record.id == memory.id
-        assert await c.record_store.count() == 1
+        assert await (await c.settled()).records.count() == 1
         assert await c.collection_manager.count(MemoryStage.SHORT_TERM) == 1
 
 
@@ -193,7 +193,7 @@ async def test_a_turn_number_taken_directly_is_rejected_not_lost(tmp_path: Path)
         c = rt.controller
         journal_of(rt).max_delay = 60.0
         first = await c.record_turn("s", "first", "")
-        transcript = c.transcript_store
+        transcript = (await c.settled()).transcript
         assert transcript is not None
         # Someone appends turn 2 straight to the transcript (the controller's cache says 1).
         await transcript.append_entry(
@@ -201,7 +201,8 @@ async def test_a_turn_number_taken_directly_is_rejected_not_lost(tmp_path: Path)
         )
         clash = await c.record_turn("s", "second", "")
         assert clash.turn_number == 2
-        entries = await transcript.get_entries("s")  # applies: the clash is refused
+        await c.settled()  # applies: the clash is refused
+        entries = await transcript.get_entries("s")
         assert [e.id for e in entries] == [first.id, "direct"]
         assert [f.ids for f in c.failures() if f.operation == "write_behind"] == [(clash.id,)]
         rejected = await journal_of(rt).file.rejected()
@@ -239,11 +240,14 @@ async def test_full_durability_runtime(tmp_path: Path) -> None:
         assert (await rt.controller.recall("power loss", k=1))[0].record.id == memory.id
 
 
-async def test_a_controller_with_a_journaled_port_needs_wrapped_stores(tmp_path: Path) -> None:
+async def test_a_hand_built_controller_reads_its_journaled_writes(tmp_path: Path) -> None:
+    """No store is wrapped: the controller awaits the port's barrier before each read, and
+    ``settled()`` hands code above it the stores once they hold every acknowledged write."""
     db = DuckDBDatabase(tmp_path / "memory.duckdb")
     vectors = HnswVectorStore(tmp_path / "vectors")
     episodic = SQLiteEpisodicStore(tmp_path / "e.db")
     records = DuckDBRecordStore(db)
+    graph = DuckDBGraphStore(db)
     collections = CollectionManager(vectors, HashingEmbedder())
     direct = DirectWrites(
         transcript_store=None,
@@ -254,15 +258,30 @@ async def test_a_controller_with_a_journaled_port_needs_wrapped_stores(tmp_path:
         now=lambda: datetime.now(UTC),
     )
     writes = JournaledWrites(JournalFile(tmp_path / "wb.db"), direct, dimension=384)
-    with pytest.raises(ConfigError, match="DuckDBRecordStore"):
-        MemoryController(
-            vectors,
-            DuckDBGraphStore(db),
-            behind(episodic, writes),
-            behind(collections, writes),
-            record_store=records,
-            writes=writes,
+    for store in (episodic, records, graph, vectors, collections, writes):
+        await store.open()
+    try:
+        c = MemoryController.from_parts(
+            vectors, graph, episodic, collections, record_store=records, writes=writes
         )
+        writes.journal.max_delay = 60.0
+        turn = await c.record_turn("s", "I found a map of Lisbon from 1755", "")
+        memory = await c.remember("The user collects old maps")
+        assert writes.journal.pending == 2
+        assert await records.count() == 0  # bare: nothing applied yet
+        assert (await c.recall("old maps", k=1))[0].record.id == memory.id
+        await c.record_turn("s", "It shows the old harbour", "")
+        stores = await c.settled()
+        assert writes.journal.pending == 0
+        days = await stores.episodic.days("s")
+        turn_ids = [e.id for d in days.values() for e in d]
+        assert len(turn_ids) == 2
+        assert turn_ids[0] == turn.id
+        assert [r.id for r in await stores.records.scan()] == [memory.id]
+        await c.aclose()
+    finally:
+        for store in (writes, collections, vectors, graph, records, episodic):
+            await store.aclose()
 
 
 async def test_write_behind_on_postgres_when_asked(pg_dsn: str, tmp_path: Path) -> None:
@@ -275,9 +294,9 @@ async def test_write_behind_on_postgres_when_asked(pg_dsn: str, tmp_path: Path) 
         memory = await c.remember("The user keeps bees")
         assert wb.pending == 2
         assert (await c.recall("bees", k=1))[0].record.id == memory.id
-        transcript = c.transcript_store
+        transcript = (await c.settled()).transcript
         assert transcript is not None
         assert [e.id for e in await transcript.get_entries("s")] == [turn.id]
     async with Runtime.open(root, backend="postgres", dsn=pg_dsn) as rt:  # the default: off
         assert rt.controller.write_behind is None
-        assert [r.id for r in await rt.controller.record_store.scan()] == [memory.id]
+        assert [r.id for r in await (await rt.controller.settled()).records.scan()] == [memory.id]

@@ -196,8 +196,9 @@ async def test_runtime_records_rejection_and_brain_errors_and_keeps_the_turns(
         assert isinstance(rejected.error, ExtractionRejectedError)
         assert brain_failed.ids == (t2.id,)
         assert isinstance(brain_failed.error, BrainError)
-        assert c.transcript_store is not None
-        entries = await c.transcript_store.get_entries("s")
+        transcript = (await c.settled()).transcript
+        assert transcript is not None
+        entries = await transcript.get_entries("s")
         assert [e.id for e in entries] == [t1.id, t2.id]
         hits = await c.recall("locker code", stages=["episodic"])
         assert hits[0].record.id == t1.id
@@ -219,8 +220,8 @@ async def test_runtime_applies_valid_output(tmp_path: Path) -> None:
         fact = next(h.record for h in hits if h.record.kind == MemoryKind.FACT)
         assert fact.metadata == {"subject": "user", "attribute": "city", "value": "Lisbon"}
         assert fact.provenance.parent_ids == (t1.id,)
-        (user,) = await c.graph_store.find_entities("user")
-        edges = await c.graph_store.relationships(user.id, direction="out")
+        (user,) = await (await c.settled()).graph.find_entities("user")
+        edges = await (await c.settled()).graph.relationships(user.id, direction="out")
         assert {(e.relation_type, e.attributes.get("exclusive", False)) for e in edges} == {
             ("lives_in", True),
             ("sibling", False),

@@ -22,8 +22,9 @@ async def check_builds_memory(**options: Any) -> None:
         c = rt.controller
         turn = await c.record_turn("s", "I moved to Lisbon last month", "How exciting!")
         # the turn is in the transcript before its derived memory exists
-        assert c.transcript_store is not None
-        assert [e.id for e in await c.transcript_store.get_entries("s")] == [turn.id]
+        transcript = (await c.settled()).transcript
+        assert transcript is not None
+        assert [e.id for e in await transcript.get_entries("s")] == [turn.id]
         await c.flush_extraction()
         clock.advance(timedelta(minutes=5))
         await c.record_turn("s", "My sister is called Ana and I have a dog named Rex", "Cute")
@@ -39,18 +40,18 @@ async def check_builds_memory(**options: Any) -> None:
         assert city.provenance.source_type == "extraction"
         assert city.provenance.parent_ids == (turn.id,)
 
-        (user,) = await c.graph_store.find_entities("user")
-        edges = await c.graph_store.relationships(user.id, direction="out")
+        (user,) = await (await c.settled()).graph.find_entities("user")
+        edges = await (await c.settled()).graph.relationships(user.id, direction="out")
         targets = {
             e.target_id: (e.relation_type, e.attributes.get("exclusive", False), e.valid_from)
             for e in edges
         }
-        (lisbon,) = await c.graph_store.find_entities("Lisbon")
+        (lisbon,) = await (await c.settled()).graph.find_entities("Lisbon")
         assert lisbon.entity_type == "place"
         assert targets[lisbon.id] == ("lives_in", True, datetime(2026, 4, 14, tzinfo=UTC))
-        (ana,) = await c.graph_store.find_entities("Ana")
+        (ana,) = await (await c.settled()).graph.find_entities("Ana")
         assert targets[ana.id][:2] == ("sibling", False)
-        (rex,) = await c.graph_store.find_entities("Rex")
+        (rex,) = await (await c.settled()).graph.find_entities("Rex")
         assert rex.entity_type == "animal"
         assert targets[rex.id][:2] == ("has_pet", False)
 
@@ -73,4 +74,4 @@ async def test_questions_and_assistant_words_build_nothing(tmp_path: Path) -> No
         await c.record_turn("s", "Do you live in Paris?", "No, I live in Lisbon and you too.")
         await c.flush_extraction()
         assert await c.recall("Lisbon Paris live", stages=["short_term"]) == []
-        assert await c.graph_store.find_entities("Lisbon") == []
+        assert await (await c.settled()).graph.find_entities("Lisbon") == []

@@ -98,6 +98,7 @@ async def _seed(rt: remem.Runtime) -> dict[str, str]:
 async def snapshot(rt: remem.Runtime) -> dict[str, Any]:
     """Everything stored, in comparable form."""
     c = rt.controller
+    stores = await c.settled()
     records = sorted(
         (
             r.id,
@@ -109,19 +110,20 @@ async def snapshot(rt: remem.Runtime) -> dict[str, Any]:
             str(r.valid_to),
             str(sorted(r.metadata.items())),
         )
-        for r in await c.record_store.scan(include_superseded=True)
+        for r in await stores.records.scan(include_superseded=True)
     )  # not access counts or scores: a successful recall may flush those at any time
     sessions: dict[str, list[str]] = {}
-    assert c.transcript_store is not None
-    for session in await c.transcript_store.list_sessions():
+    transcript = stores.transcript
+    assert transcript is not None
+    for session in await transcript.list_sessions():
         try:
-            entries = await c.transcript_store.get_entries(session.session_id)
+            entries = await transcript.get_entries(session.session_id)
         except NotFoundError:
             entries = []
         sessions[session.session_id] = [e.model_dump_json() for e in entries]
     vectors = {
-        info.name: await c.vector_store.count(info.name)
-        for info in await c.vector_store.list_collections()
+        info.name: await stores.vectors.count(info.name)
+        for info in await stores.vectors.list_collections()
     }
     blocks = await rt.blocks("default")
     rendered = [blocks.block(label).render() for label in blocks.labels]

@@ -56,7 +56,7 @@ async def _blocks_add_text(rt: remem.Runtime, ids: dict[str, str], x: Any) -> An
 
 
 async def _transcript(rt: remem.Runtime) -> Any:
-    store = rt.controller.transcript_store
+    store = (await rt.controller.settled()).transcript
     assert store is not None
     return store
 
@@ -151,19 +151,19 @@ READS = [
     Entry("prime session_id", lambda rt, i, x: _c(rt).prime(x)),
     Entry("prime now", lambda rt, i, x: _c(rt).prime("s1", now=x)),
     Entry("prime namespace", lambda rt, i, x: _c(rt).prime("s1", namespace=x)),
-    Entry("records get", lambda rt, i, x: _c(rt).record_store.get(x)),
-    Entry("records scan stages", lambda rt, i, x: _c(rt).record_store.scan(stages=x)),
-    Entry("records scan namespace", lambda rt, i, x: _c(rt).record_store.scan(namespace=x)),
-    Entry("records count", lambda rt, i, x: _c(rt).record_store.count(stages=x)),
+    Entry("records get", lambda rt, i, x: rt.stores.records.get(x)),
+    Entry("records scan stages", lambda rt, i, x: rt.stores.records.scan(stages=x)),
+    Entry("records scan namespace", lambda rt, i, x: rt.stores.records.scan(namespace=x)),
+    Entry("records count", lambda rt, i, x: rt.stores.records.count(stages=x)),
     Entry("transcript get_session", _transcript_call("get_session")),
     Entry("transcript get_entries", _transcript_call("get_entries")),
     Entry("transcript get_entries since_turn", _get_entries_since),
     Entry("transcript get_entries limit", _get_entries_limit),
-    Entry("episodic search", lambda rt, i, x: _c(rt).episodic_store.search(x)),
-    Entry("episodic search limit", lambda rt, i, x: _c(rt).episodic_store.search("Ana", limit=x)),
-    Entry("episodic days", lambda rt, i, x: _c(rt).episodic_store.days(x)),
-    Entry("vectors count", lambda rt, i, x: _c(rt).vector_store.count(x)),
-    Entry("vectors get_collection", lambda rt, i, x: _c(rt).vector_store.get_collection(x)),
+    Entry("episodic search", lambda rt, i, x: rt.stores.episodic.search(x)),
+    Entry("episodic search limit", lambda rt, i, x: rt.stores.episodic.search("Ana", limit=x)),
+    Entry("episodic days", lambda rt, i, x: rt.stores.episodic.days(x)),
+    Entry("vectors count", lambda rt, i, x: rt.stores.vectors.count(x)),
+    Entry("vectors get_collection", lambda rt, i, x: rt.stores.vectors.get_collection(x)),
     Entry("blocks namespace", lambda rt, i, x: rt.blocks(x)),
     Entry("blocks config", lambda rt, i, x: rt.blocks("default", x)),
     Entry("lifecycle preview", lambda rt, i, x: rt.lifecycle.preview(x)),  # type: ignore[union-attr]

@@ -61,7 +61,7 @@ async def test_record_turn_refuses_a_surrogate_session_id(memory: remem.Runtime)
 async def test_transcript_reads_refuse_a_surrogate_session_id(
     memory: remem.Runtime, method: str
 ) -> None:
-    store = memory.controller.transcript_store
+    store = (await memory.controller.settled()).transcript
     assert store is not None
     await refused(
         memory,

@@ -49,12 +49,12 @@ async def recall_texts(memory: Path, backend: dict[str, str], query: str, k: int
 
 async def keyed_fact_texts(memory: Path, backend: dict[str, str]) -> list[str]:
     async with open_memory(memory, backend) as rt:
-        return sorted(f.text for f in await rt.controller.record_store.keyed_facts())
+        return sorted(f.text for f in await (await rt.controller.settled()).records.keyed_facts())
 
 
 async def record_count(memory: Path, backend: dict[str, str]) -> int:
     async with open_memory(memory, backend) as rt:
-        return await rt.controller.record_store.count()
+        return await (await rt.controller.settled()).records.count()
 
 
 async def fill(memory: Path, backend: dict[str, str], memories: int = 30) -> None:

@@ -27,7 +27,7 @@ async def _state(
     """Recall texts for one query and the collection names → counts, opened at ``dimension``."""
     async with open_memory(memory, backend, embedding_dimension=dimension) as rt:
         texts = [h.record.text for h in await rt.controller.recall("cats and 3 dogs", k=5)]
-        infos = await rt.controller.vector_store.list_collections()
+        infos = await (await rt.controller.settled()).vectors.list_collections()
         return texts, {i.name: i.count for i in infos}
 
 
@@ -89,7 +89,7 @@ def test_a_generation_that_does_not_validate_is_not_switched(
 
     async def stray_vector() -> None:  # a vector no record owns: the counts cannot match
         async with open_memory(memory, backend) as rt:
-            await rt.controller.vector_store.add(
+            await (await rt.controller.settled()).vectors.add(
                 "memory_short_term", ["stray"], [[1.0] + [0.0] * 383], documents=["stray"]
             )
 

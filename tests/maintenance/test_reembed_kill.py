@@ -68,7 +68,10 @@ class Worker:
 async def _recall(memory: Path, dimension: int) -> tuple[list[list[str]], dict[str, int]]:
     async with open_memory(memory, {}, embedding_dimension=dimension) as rt:
         hits = [[h.record.id for h in await rt.controller.recall(q, k=5)] for q in QUERIES]
-        counts = {i.name: i.count for i in await rt.controller.vector_store.list_collections()}
+        counts = {
+            i.name: i.count
+            for i in await (await rt.controller.settled()).vectors.list_collections()
+        }
         return hits, counts
 
 

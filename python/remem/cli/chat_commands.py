@@ -127,7 +127,7 @@ async def _help(session: ChatSession, args: Args) -> Output:
 
 async def _sessions(session: ChatSession, args: Args) -> Output:
     _no_words(args)
-    transcript = session.controller.transcript_store
+    transcript = (await session.controller.settled()).transcript
     stored = [] if transcript is None else await transcript.list_sessions()
     if not stored:
         return Output("no sessions stored yet")

@@ -159,13 +159,13 @@ class ChatSession:
     # -- what is stored -------------------------------------------------------------------------
 
     async def counts(self) -> Counts:
-        records = self.controller.record_store
+        records = (await self.controller.settled()).records
         memories = {stage: await records.count(stages=[stage]) for stage in COUNTED_STAGES}
         return Counts(memories, len(await self.entries(self.session_id)))
 
     async def entries(self, session_id: str) -> list[TranscriptEntry]:
         """The turns of ``session_id`` ([] for a session with none yet)."""
-        transcript = self.controller.transcript_store
+        transcript = (await self.controller.settled()).transcript
         if transcript is None:
             return []
         try:

@@ -181,7 +181,7 @@ class Companion:
         cached = self._histories.get(session_id)
         if cached is None:
             cached = []
-            transcript = self.controller.transcript_store
+            transcript = (await self.controller.settled()).transcript
             if transcript is not None:
                 try:
                     cached = await transcript.get_entries(session_id)

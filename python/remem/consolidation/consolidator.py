@@ -83,16 +83,13 @@ class MemoryConsolidator:
         self.brain = brain
         self.clock: Clock = clock if clock is not None else controller.clock
         self.zone = load_timezone(timezone)
-        store_zone = getattr(controller.episodic_store, "timezone", timezone)
+        store_zone = controller.timezone or timezone
         if store_zone != timezone:
             raise ConfigError(
                 f"the episodic store groups days in {store_zone!r}, not {timezone!r}; pass "
                 f"timezone={store_zone!r} (or open the runtime with timezone={timezone!r})"
             )
         self.single_valued: frozenset[str] = SINGLE_VALUED
-        self._days = DaySummariser(
-            controller.episodic_store, brain=brain, zone=self.zone, now=self.clock.now
-        )
 
     # -- contradictions ---------------------------------------------------------------------------
 
@@ -110,7 +107,7 @@ class MemoryConsolidator:
         return out
 
     async def _supersede_facts(self, records: Sequence[MemoryRecord] | None) -> list[Supersession]:
-        store = self.controller.record_store
+        store = (await self.controller.settled()).records
         if records is None:
             facts = await store.keyed_facts()  # multi-valued facts too: endings and renames
         else:
@@ -135,7 +132,7 @@ class MemoryConsolidator:
         return [_fact_supersession(c) for c in changes]
 
     async def _supersede_edges(self) -> list[Supersession]:
-        graph = self.controller.graph_store
+        graph = (await self.controller.settled()).graph
         edges: dict[str, Relationship] = {}
         # The graph store has no query by attribute; a walk over each entity's outgoing edges
         # is one query per entity (fine for a consolidation pass; see the report).
@@ -153,7 +150,7 @@ class MemoryConsolidator:
 
     async def merge_duplicates(self) -> list[EntityMerge]:
         """Fold duplicate entities into the oldest one (see the module docstring)."""
-        graph = self.controller.graph_store
+        graph = (await self.controller.settled()).graph
         now = self.clock.now()
         plan = plan_merges(
             await graph.list_entities(), threshold=self.controller.resolver.threshold, now=now
@@ -210,7 +207,9 @@ class MemoryConsolidator:
     async def summarise_days(self, session_id: str) -> SummaryRun:
         """Write the missing or stale day summaries of ``session_id`` (see :mod:`.days`)."""
         check_session_id(session_id)
-        run = await self._days.run(session_id)
+        episodic = (await self.controller.settled()).episodic
+        days = DaySummariser(episodic, brain=self.brain, zone=self.zone, now=self.clock.now)
+        run = await days.run(session_id)
         for f in run.failures:
             self.controller.record_failure(
                 BackgroundFailure("consolidation", self.clock.now(), f.turn_ids, f.error)
@@ -218,7 +217,7 @@ class MemoryConsolidator:
         return run
 
     async def _sessions(self) -> list[str]:
-        transcript = self.controller.transcript_store
+        transcript = (await self.controller.settled()).transcript
         if transcript is None:
             return []
         return [s.session_id for s in await transcript.list_sessions()]

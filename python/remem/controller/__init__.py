@@ -17,6 +17,7 @@ from remem.controller.extraction import (
     Extractor,
 )
 from remem.controller.fusion import RankedList, reciprocal_rank_fusion, weighted_score_fusion
+from remem.controller.graph_services import GraphServices
 from remem.controller.reinforcement import decay_rescore
 from remem.controller.telemetry import Telemetry
 from remem.controller.writes import MemorySpec
@@ -33,6 +34,7 @@ __all__ = [
     "ExtractionResult",
     "Extractor",
     "FusionConfig",
+    "GraphServices",
     "MemoryController",
     "MemorySpec",
     "RankedList",

@@ -1,13 +1,19 @@
 """MemoryController: turns in, memories in, ranked memories out.
 
-    controller = MemoryController(vectors, graph, episodic, collections, record_store=records)
+    stores = Stores.embedded(path)            # or Stores.postgres(dsn); remem.Runtime does this
+    await stores.open()
+    collections = CollectionManager(stores.vectors, embedder)
+    controller = MemoryController(stores, collections)
     await controller.record_turn("s1", "I moved to Lisbon", "Noted!")
     memory = await controller.remember("Ana lives in Lisbon")
     for hit in await controller.recall("where does Ana live?"):
         print(hit.score, hit.record.text, hit.explanation)
 
-Deviation from the Friday signature: ``record_store`` (the source of truth; the vector and
-full-text indexes derive from it) is a required keyword. :class:`remem.Runtime` wires them all.
+The controller is built from a :class:`~remem.stores.bundle.Stores` bundle (the transcript, the
+episodic index, records, graph, vectors; the record store is the source of truth, the vector and
+full-text indexes derive from it), the :class:`~remem.staging.CollectionManager` over the
+bundle's vector store, and at most seven collaborators. The Friday signature (four stores and
+the collection manager as positional arguments) is :meth:`MemoryController.from_parts`.
 
 The controller does not own the stores: ``aclose()`` drains extraction and flushes access counts;
 whoever opened the stores closes them (the Runtime does, in reverse order). Every
@@ -15,21 +21,21 @@ time-dependent step reads the injected ``clock`` — tests advance a ManualClock
 
 Writes of turns and fresh memories go through a write port (:mod:`remem.writebehind.port`):
 ``writes=`` (the Runtime passes :class:`~remem.writebehind.JournaledWrites` on the embedded
-default, so ``record_turn`` and ``remember`` are journaled and applied in batches, and then every
-store given here must be wrapped by :func:`remem.writebehind.behind` so reads wait for them);
-without it the controller writes directly (:class:`~remem.writebehind.DirectWrites` on the
-stores given here).
+default, so ``record_turn`` and ``remember`` are journaled and applied in batches); without it
+the controller writes directly (:class:`~remem.writebehind.DirectWrites` on the bundle). Every
+read the controller makes first awaits the port's barrier, so it sees every acknowledged write;
+code above the controller reads the stores through :meth:`MemoryController.settled`, which
+awaits the same barrier and returns the bundle.
 
 Priming: :meth:`MemoryController.prime` (:mod:`remem.controller.priming`), with the
 ``priming=`` config (default :meth:`PrimingConfig.controller_fallback`) unless a call names one.
 
 Recall: :mod:`remem.controller.recall`; fusion: :mod:`remem.controller.fusion`; writes:
-:mod:`remem.controller.writes`; extraction: :mod:`remem.controller.extraction_queue`.
+:mod:`remem.controller.writes`; extraction: :mod:`remem.controller.extraction_runner`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -41,23 +47,22 @@ from numpy.typing import NDArray
 
 from remem.context.priming import Priming, PrimingConfig
 from remem.controller.config import ControllerConfig
-from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
-from remem.controller.extraction_apply import apply_extraction
-from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
+from remem.controller.extraction import ExtractionResult, Extractor
+from remem.controller.extraction_runner import BackgroundExtraction
+from remem.controller.graph_services import GraphServices
 from remem.controller.priming import PrimingSources, prime_session
-from remem.controller.recall import RecallPipeline
-from remem.controller.recall_options import accessed_ids, embed_queries, recall_options
-from remem.controller.telemetry import Telemetry
-from remem.controller.turns import TurnLog, check_turn, check_turn_options, check_turns
-from remem.controller.writes import (
-    MemorySpec,
-    MemoryWriter,
-    check_query_vector,
-    check_query_vectors,
+from remem.controller.recall_options import (
+    check_queries,
+    query_batch,
+    recall_options,
 )
-from remem.errors import ConfigError, InvalidArgumentError, StoreClosedError
-from remem.failures import BackgroundFailure, FailureLog
-from remem.graph import AccessTracker, EntityResolver, GraphScorer, QueryEntityMatcher
+from remem.controller.telemetry import Telemetry
+from remem.controller.turns import check_turn, check_turn_options, check_turns
+from remem.controller.wiring import wire
+from remem.controller.writes import MemorySpec, check_query_vector
+from remem.errors import StoreClosedError
+from remem.failures import BackgroundFailure
+from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.models import (
     Clock,
     MemoryKind,
@@ -68,15 +73,15 @@ from remem.models import (
     SystemClock,
     TranscriptEntry,
     check_metadata,
-    check_text,
 )
 from remem.staging import CollectionManager
+from remem.stores.bundle import Stores
 from remem.stores.episodic import EpisodicStore
 from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore, check_session_id
 from remem.stores.vector import VectorStore, Where
-from remem.writebehind import DirectWrites, JournaledWrites, WriteBehind, WritePort, check_behind
+from remem.writebehind import JournaledWrites, WriteBehind, WritePort
 
 
 class MemoryController:
@@ -84,6 +89,60 @@ class MemoryController:
 
     def __init__(
         self,
+        stores: Stores,
+        collections: CollectionManager,
+        *,
+        writes: WritePort | None = None,
+        graph: GraphServices | None = None,
+        extractor: Extractor | None = None,
+        config: ControllerConfig | None = None,
+        priming: PrimingConfig | None = None,
+        clock: Clock | None = None,
+        telemetry: Telemetry | None = None,
+    ) -> None:
+        """``stores`` and ``collections`` (built on ``stores.vectors``); ``writes`` the write
+        port (default: direct writes on the bundle); ``graph`` the resolver, the graph retriever
+        and the access counter (default: a resolver only); ``priming`` the default of
+        :meth:`prime`."""
+        graph = graph if graph is not None else GraphServices()
+        self._stores = stores
+        self.collection_manager = collections
+        self.telemetry = telemetry
+        # The controller's fallback primes from no previous sessions (see PrimingConfig presets).
+        self.priming = priming if priming is not None else PrimingConfig.controller_fallback()
+        self.access_tracker: AccessTracker | None = graph.access
+        self.graph_scorer: GraphScorer | None = graph.scorer
+        self.config = config if config is not None else ControllerConfig()
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.extractor = extractor
+        parts = wire(
+            stores,
+            collections,
+            writes=writes,
+            graph=graph,
+            config=self.config,
+            clock=self.clock,
+            telemetry=telemetry,
+        )
+        self.writes, self.resolver = parts.writes, parts.resolver
+        self._failures = parts.writes.failures
+        self._books, self._writer, self._recall = parts.books, parts.writer, parts.recall
+        self._turn_log = parts.turns
+        self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
+        self._extraction = BackgroundExtraction(
+            extractor,
+            self.config.extraction,
+            resolver=self.resolver,
+            graph_store=stores.graph,
+            remember=self.remember,
+            failures=self._failures,
+            now=self.clock.now,
+        )
+        self._closed = False
+
+    @classmethod
+    def from_parts(
+        cls,
         vector_store: VectorStore,
         graph_store: GraphStore,
         episodic_store: EpisodicStore,
@@ -100,67 +159,49 @@ class MemoryController:
         config: ControllerConfig | None = None,
         clock: Clock | None = None,
         writes: WritePort | None = None,
-    ) -> None:
-        if collection_manager.vector_store is not vector_store:
-            raise ConfigError(
-                "collection_manager was built on another vector store; pass the same one"
-            )
-        if writes is not None and writes.journaled:
-            check_behind(collection_manager, episodic_store, record_store, transcript_store)
-        self.vector_store = vector_store
-        self.graph_store = graph_store
-        self.episodic_store = episodic_store
-        self.collection_manager = collection_manager
-        self.record_store = record_store
-        self.transcript_store = transcript_store
-        self.telemetry = telemetry
-        # The controller's fallback primes from no previous sessions (see PrimingConfig presets).
-        self.priming = priming if priming is not None else PrimingConfig.controller_fallback()
-        self.access_tracker = access_tracker
-        self.graph_scorer = graph_scorer
-        self.config = config if config is not None else ControllerConfig()
-        self.clock: Clock = clock if clock is not None else SystemClock()
-        self.resolver = entity_resolver or EntityResolver(graph_store, clock=self.clock)
-        self.extractor = extractor
-        if writes is None:
-            writes = DirectWrites(
-                transcript_store=transcript_store,
-                episodic_store=episodic_store,
-                record_store=record_store,
-                collection_manager=collection_manager,
-                failures=FailureLog(),
-                now=self.clock.now,
-            )
-        self.writes = writes
-        self._failures = writes.failures
-        self._writer = MemoryWriter(
-            record_store=record_store,
-            collection_manager=collection_manager,
-            resolver=self.resolver,
+    ) -> MemoryController:
+        """The Friday signature: the stores one by one (``vector_store``, ``graph_store``,
+        ``episodic_store``, ``collection_manager``, and the record store, required here), the
+        graph collaborators one by one. Equal to bundling them yourself::
+
+            MemoryController.from_parts(vectors, graph, episodic, collections,
+                                        record_store=records, transcript_store=transcript)
+            # is
+            MemoryController(Stores(vectors=vectors, graph=graph, episodic=episodic,
+                                    records=records, transcript=transcript), collections)
+        """
+        stores = Stores(
+            episodic=episodic_store,
+            records=record_store,
+            graph=graph_store,
+            vectors=vector_store,
+            transcript=transcript_store,
+        )
+        return cls(
+            stores,
+            collection_manager,
             writes=writes,
-            now=self.clock.now,
+            graph=GraphServices(entity_resolver, graph_scorer, access_tracker),
+            extractor=extractor,
+            config=config,
+            priming=priming,
+            clock=clock,
+            telemetry=telemetry,
         )
-        self._recall = RecallPipeline(
-            record_store=record_store,
-            episodic_store=episodic_store,
-            collection_manager=collection_manager,
-            matcher=QueryEntityMatcher(self.resolver) if graph_scorer is not None else None,
-            graph_scorer=graph_scorer,
-            config=self.config,
-            transcript_store=transcript_store,
-        )
-        self._extraction: ExtractionQueue | None = None
-        if extractor is not None:
-            cfg = self.config.extraction
-            self._extraction = ExtractionQueue(
-                self._apply_extraction,
-                self._extraction_failed,
-                interval=cfg.interval,
-                size=cfg.queue_size,
-            )
-        self._turn_log = TurnLog(transcript_store, episodic_store, writes, now=self.clock.now)
-        self._turns = self._turn_log.last_turns  # the same dict: a cache of each session's last
-        self._closed = False
+
+    async def settled(self) -> Stores:
+        """The stores, once every write accepted before this call is in them (the write port's
+        barrier; at once with direct writes). Read through them right away: a write accepted
+        after this call may still be pending in a journal."""
+        self._check_open()
+        await self.writes.barrier()
+        return self._stores
+
+    @property
+    def timezone(self) -> str | None:
+        """The IANA timezone the episodic store groups calendar days in (None if it has none)."""
+        zone = getattr(self._stores.episodic, "timezone", None)
+        return zone if isinstance(zone, str) else None
 
     @property
     def write_behind(self) -> WriteBehind | None:
@@ -185,12 +226,8 @@ class MemoryController:
         if self._closed:
             return
         self._closed = True
-        if self._extraction is not None:
-            await self._extraction.aclose(self.config.extraction.drain_timeout)
-        if self.access_tracker is not None:
-            # A failed final flush is already in the tracker's failures(), shown by failures().
-            with contextlib.suppress(Exception):
-                await self.access_tracker.aclose()
+        await self._extraction.aclose(self.config.extraction.drain_timeout)
+        await self._books.aclose()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -199,22 +236,12 @@ class MemoryController:
     def failures(self) -> list[BackgroundFailure]:
         """Every recorded background failure, oldest first: extraction batches (with their turn
         ids), compensations, vector clean-ups, episodic indexing and access-count flushes."""
-        out = self._failures.items()
-        if self.access_tracker is not None:
-            out += [
-                BackgroundFailure("access_flush", f.at, (f.target,), f.error)
-                for f in self.access_tracker.failures()
-            ]
-        return sorted(out, key=lambda f: f.at)
+        return self._books.failures()
 
     def record_failure(self, failure: BackgroundFailure) -> None:
         """Keep a failure of work done on the controller's behalf (e.g. consolidation) in the
         log :meth:`failures` shows."""
         self._failures.add(failure)
-
-    def _emit(self, operation: str, started: float, **fields: object) -> None:
-        if self.telemetry is not None:
-            self.telemetry.record(operation, time.perf_counter() - started, **fields)
 
     # -- turns ----------------------------------------------------------------------------------
 
@@ -251,9 +278,8 @@ class MemoryController:
             created_at=created_at if created_at is not None else self.clock.now(),
             metadata=meta,
         )
-        if self._extraction is not None:
-            await self._extraction.add(entry)
-        self._emit("record_turn", started, session_id=session_id)
+        await self._extraction.add(entry)
+        self._books.emit("record_turn", started, session_id=session_id)
         return entry
 
     async def record_turns(
@@ -281,26 +307,12 @@ class MemoryController:
             return []
         at = checked_at if checked_at is not None else self.clock.now()
         entries = await self._turn_log.record_many(session_id, pairs, created_at=at, metadata=meta)
-        if self._extraction is not None:
-            for entry in entries:
-                await self._extraction.add(entry)
-        self._emit("record_turns", started, session_id=session_id, turns=len(entries))
+        for entry in entries:
+            await self._extraction.add(entry)
+        self._books.emit("record_turns", started, session_id=session_id, turns=len(entries))
         return entries
 
     # -- extraction -----------------------------------------------------------------------------
-
-    async def _apply_extraction(self, batch: ExtractionBatch) -> None:
-        assert self.extractor is not None
-        context = ExtractionContext(session_id=batch.session_id, now=self.clock.now())
-        result = await self.extractor.extract(batch.entries, context=context)
-        await apply_extraction(
-            result,
-            batch,
-            resolver=self.resolver,
-            graph_store=self.graph_store,
-            remember=self.remember,
-            now=context.now,
-        )
 
     async def apply_extraction(
         self,
@@ -316,34 +328,18 @@ class MemoryController:
         turn and then updates its core blocks from the new records).
         """
         self._check_open()
-        if isinstance(entries, str) or not isinstance(entries, Sequence) or not entries:
-            raise InvalidArgumentError("entries must be a non-empty list of TranscriptEntry")
-        sessions = {e.session_id for e in entries}
-        if len(sessions) != 1:
-            raise InvalidArgumentError(
-                f"entries must come from one session, got {sorted(sessions)}; apply per session"
-            )
-        return await apply_extraction(
-            result,
-            ExtractionBatch(entries[0].session_id, tuple(entries)),
-            resolver=self.resolver,
-            graph_store=self.graph_store,
-            remember=self.remember,
-            now=now if now is not None else self.clock.now(),
+        return await self._extraction.apply_now(
+            result, entries, now if now is not None else self.clock.now()
         )
-
-    def _extraction_failed(self, batch: ExtractionBatch, exc: BaseException) -> None:
-        self._failures.add(BackgroundFailure("extraction", self.clock.now(), batch.turn_ids, exc))
 
     async def flush_extraction(self) -> None:
         """Extract every pending turn now (partial windows too) and wait for it."""
-        if self._extraction is not None:
-            await self._extraction.flush()
+        await self._extraction.flush()
 
     @property
     def pending_extraction(self) -> int:
         """Turns recorded but not yet extracted."""
-        return 0 if self._extraction is None else self._extraction.pending_turns
+        return self._extraction.pending_turns
 
     # -- memories -------------------------------------------------------------------------------
 
@@ -380,7 +376,7 @@ class MemoryController:
             memory_id=memory_id,
             valid_from=valid_from,
         )
-        self._emit("remember", started)
+        self._books.emit("remember", started)
         return record
 
     async def remember_many(
@@ -409,7 +405,7 @@ class MemoryController:
             metadata=metadata,
             vectors=vectors,
         )
-        self._emit("remember_many", started, memories=len(records))
+        self._books.emit("remember_many", started, memories=len(records))
         return records
 
     async def forget(self, ids: Sequence[str]) -> int:
@@ -441,7 +437,8 @@ class MemoryController:
         """Keyed facts (metadata subject/attribute/value) ordered by key then validity time;
         live ones only unless ``include_superseded`` (then every value a fact has had)."""
         self._check_open()
-        return await self.record_store.keyed_facts(
+        await self.writes.barrier()
+        return await self._stores.records.keyed_facts(
             subjects=subjects,
             attributes=attributes,
             namespace=namespace,
@@ -467,7 +464,9 @@ class MemoryController:
         self._check_open()
         check_session_id(session_id)
         cfg = config if config is not None else self.priming
-        sources = PrimingSources(self.graph_store, self.record_store, self.transcript_store)
+        await self.writes.barrier()
+        stores = self._stores
+        sources = PrimingSources(stores.graph, stores.records, stores.transcript)
         return await prime_session(
             sources,
             cfg,
@@ -528,36 +527,15 @@ class MemoryController:
         (native batched top-k); equal to calling ``recall`` per query."""
         self._check_open()
         started = time.perf_counter()
-        if isinstance(queries, str) or not isinstance(queries, Sequence):
-            raise InvalidArgumentError("recall_many takes a list of query strings")
-        for q in queries:
-            if not isinstance(q, str) or not q.strip():
-                raise InvalidArgumentError(f"each query must be a non-empty str, got {q!r}")
-            check_text(q, field="query")
+        check_queries(queries)
         options = recall_options(
             self.config.max_k, k, stages, filters, include_decayed, session_id, sources
         )
         if not queries:
             return []
-        dim = self.collection_manager.embeddings.dimension
-        if vectors is None and "vector" not in options.sources:
-            batch = np.zeros((len(queries), dim), dtype=np.float32)  # never searched
-        elif vectors is None:
-            batch = await embed_queries(self.collection_manager.embeddings, queries)
-        else:
-            batch = check_query_vectors(vectors, len(queries), dim)
+        batch = await query_batch(self.collection_manager.embeddings, queries, vectors, options)
+        await self.writes.barrier()
         results = await self._recall.run(queries, batch, options, self.clock.now())
-        await self._note_access(results)
-        self._emit("recall", started, queries=len(queries), k=k)
+        await self._books.note_access(results)
+        self._books.emit("recall", started, queries=len(queries), k=k)
         return results
-
-    async def _note_access(self, results: Sequence[Sequence[ScoredMemory]]) -> None:
-        if self.access_tracker is None:
-            return
-        record_ids, entity_ids = accessed_ids(results)
-        try:
-            await self.access_tracker.note(entity_ids=entity_ids, record_ids=record_ids)
-        except Exception as exc:  # bookkeeping never fails a recall; the failure stays visible
-            self._failures.add(
-                BackgroundFailure("access_flush", self.clock.now(), tuple(record_ids), exc)
-            )

@@ -1,22 +1,39 @@
-"""What ``recall``/``recall_many`` need besides the pipeline: their argument checks (one place,
-so both calls reject the same inputs the same way), the query embedding batch, and the ids a
-recall reinforces."""
+"""What ``recall``/``recall_many`` need besides the pipeline: the options every query of a batch
+shares (:class:`RecallOptions`), their argument checks (one place, so both calls reject the same
+inputs the same way), the query embedding batch, and the ids a recall reinforces."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.config import RETRIEVERS
-from remem.controller.recall import RecallOptions
+from remem.controller.writes import check_query_vectors
 from remem.embeddings import EmbeddingService
 from remem.errors import InvalidArgumentError, shown
-from remem.models import MemoryStage, ScoredMemory
-from remem.stores.filters import field_names, parse_where
+from remem.models import MemoryStage, ScoredMemory, check_text
+from remem.stores.filters import Filter, field_names, parse_where
 from remem.stores.transcript import check_session_id
 from remem.stores.vector import Where
+
+
+@dataclass(frozen=True, slots=True)
+class RecallOptions:
+    """Validated options shared by every query of one recall batch."""
+
+    k: int
+    memory_stages: tuple[MemoryStage, ...]
+    episodic: bool
+    session_id: str | None
+    where: Where | None
+    where_node: Filter | None
+    namespace: str = "default"
+    sources: frozenset[str] = frozenset(("vector", "fulltext", "graph"))
+    """The retrievers to run (``recall(sources=...)``); the others contribute nothing."""
+
 
 DEFAULT_STAGES: tuple[MemoryStage, ...] = (
     MemoryStage.SHORT_TERM,
@@ -119,3 +136,29 @@ def accessed_ids(results: Sequence[Sequence[ScoredMemory]]) -> tuple[list[str], 
                 record_ids.append(hit.record.id)
                 entity_ids += list(hit.record.entity_ids)
     return record_ids, entity_ids
+
+
+def check_queries(queries: Sequence[str]) -> None:
+    """``recall_many``'s queries: a list of non-empty strings (InvalidArgumentError if not)."""
+    if isinstance(queries, str) or not isinstance(queries, Sequence):
+        raise InvalidArgumentError("recall_many takes a list of query strings")
+    for q in queries:
+        if not isinstance(q, str) or not q.strip():
+            raise InvalidArgumentError(f"each query must be a non-empty str, got {q!r}")
+        check_text(q, field="query")
+
+
+async def query_batch(
+    embedder: EmbeddingService,
+    queries: Sequence[str],
+    vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None,
+    options: RecallOptions,
+) -> NDArray[np.float32]:
+    """The ``(len(queries), dim)`` query batch: ``vectors`` checked, else the queries embedded
+    in one call — or zeros when the vector retriever does not run (never searched)."""
+    dim = embedder.dimension
+    if vectors is None and "vector" not in options.sources:
+        return np.zeros((len(queries), dim), dtype=np.float32)
+    if vectors is None:
+        return await embed_queries(embedder, queries)
+    return check_query_vectors(vectors, len(queries), dim)

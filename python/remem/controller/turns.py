@@ -53,6 +53,7 @@ class TurnLog:
         if known is not None:
             return known
         last = 0
+        await self.writes.barrier()  # the stores must hold every turn already acknowledged
         if self.transcript is not None:
             try:
                 entries = await self.transcript.get_entries(session_id)

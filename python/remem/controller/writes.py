@@ -190,6 +190,7 @@ class MemoryWriter:
         unique = _ids(ids, "forget")
         if not unique:
             return 0
+        await self.writes.barrier()  # a memory remembered a moment ago may still be journaled
         records = await self.records.get(unique)  # NotFoundError names unknown ids; no change
         live = [r for r in records if r.lifecycle.stage is not MemoryStage.DELETED]
         if not live:
@@ -227,6 +228,7 @@ class MemoryWriter:
         if not batch:
             return
         ids = list(dict.fromkeys(i for old, new, _ in batch for i in (old, new)))
+        await self.writes.barrier()  # both memories may still be journaled
         found = {r.id: r for r in await self.records.get(ids)}
         for old_id, new_id, _ in batch:
             if found[old_id].lifecycle.stage is MemoryStage.DELETED:

@@ -15,6 +15,9 @@ A crash anywhere in 2-4 is rolled forward by :meth:`recover` (run on open and be
 execute), so the record store and the collections agree again. Between steps 2 and 3 a reader may
 briefly see a record's new stage while its vector is still in the old collection.
 
+With a write-behind journal, pass its write port as ``barrier``: every preview, execute and
+recover first awaits ``barrier.barrier()``, so a plan covers every acknowledged ``remember``.
+
 Nothing runs in the background unless the application calls :meth:`start_maintenance`;
 :meth:`stop_maintenance` (and ``aclose``) stop it cleanly. The manager does not own the stores:
 closing it leaves them open.
@@ -33,6 +36,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from remem.errors import InvalidArgumentError, NotFoundError, StalePlanError
 from remem.lifecycle.decay import DecayConfig
@@ -51,12 +55,20 @@ from remem.stores.records import RecordStore
 __all__ = ["LifecycleManager"]
 
 
+class Barrier(Protocol):
+    """Waits until every write accepted before the call is in the stores
+    (:meth:`remem.writebehind.port.WritePort.barrier`)."""
+
+    async def barrier(self) -> None: ...
+
+
 class LifecycleManager(StoreLifecycle):
     """Previews and executes lifecycle plans; optionally runs them on a schedule.
 
     ``journal`` defaults to an in-memory :class:`MemoryPlanJournal`; pass a
     :class:`FilePlanJournal` for crash safety across processes. ``sleeper`` is how the maintenance
     loop waits (``asyncio.sleep`` by default; tests pass one that advances a ManualClock).
+    ``barrier`` is what every operation waits for first (a journaled write port; None: nothing).
     """
 
     def __init__(
@@ -69,8 +81,10 @@ class LifecycleManager(StoreLifecycle):
         clock: Clock | None = None,
         journal: PlanJournal | None = None,
         sleeper: Sleeper | None = None,
+        barrier: Barrier | None = None,
     ) -> None:
         self.record_store = record_store
+        self._barrier = barrier
         self.collections = collection_manager
         self.decay_config = decay if decay is not None else DecayConfig()
         self.promotion_config = promotion if promotion is not None else PromotionConfig()
@@ -97,6 +111,8 @@ class LifecycleManager(StoreLifecycle):
         self._check_open()
         async with self._open_lock:
             await self.open()
+        if self._barrier is not None:
+            await self._barrier.barrier()
 
     # -- preview --------------------------------------------------------------------------------
 

@@ -92,7 +92,7 @@ async def preflight(rt: Runtime) -> list[Check]:
 async def _model_check(rt: Runtime) -> Check:
     prefix = read_generation(rt.config.path).prefix
     names = {f"{prefix}_{stage.value}" for stage in STAGED}
-    infos = await rt.controller.vector_store.list_collections()
+    infos = await (await rt.controller.settled()).vectors.list_collections()
     wrong = [
         f"{i.name} ({i.model_name})"
         for i in infos

@@ -233,13 +233,15 @@ async def reembed(
 
 
 async def _staged_records(rt: Runtime) -> list[MemoryRecord]:
-    records = await rt.controller.record_store.scan(stages=list(STAGED), include_superseded=True)
+    records = await (await rt.controller.settled()).records.scan(
+        stages=list(STAGED), include_superseded=True
+    )
     return sorted(records, key=lambda r: r.id)
 
 
 async def _build(rt: Runtime, state: _State, progress: Progress | None, batch: int) -> int:
     collections = rt.controller.collection_manager
-    vectors = rt.controller.vector_store
+    vectors = (await rt.controller.settled()).vectors
     records = await _staged_records(rt)
     total, done, embedded = len(records), 0, 0
     if progress is not None:
@@ -265,7 +267,7 @@ async def _build(rt: Runtime, state: _State, progress: Progress | None, batch: i
 async def _validate(
     rt: Runtime, state: _State, config: RuntimeConfig
 ) -> tuple[dict[str, int], float, float | None]:
-    vectors = rt.controller.vector_store
+    vectors = (await rt.controller.settled()).vectors
     counts: dict[str, int] = {}
     problems: list[str] = []
     old_models: set[str] = set()
@@ -317,7 +319,7 @@ async def _self_recall(
 ) -> float:
     if not sample:
         return 1.0
-    vectors = rt.controller.vector_store
+    vectors = (await rt.controller.settled()).vectors
     queries = await embedder.embed_documents([r.text for r in sample])
     found = 0
     for stage in STAGED:
@@ -357,7 +359,7 @@ async def confirm_reembed(config: RuntimeConfig, embedder: EmbeddingService) -> 
         return "nothing to confirm: no previous generation is kept"
     dropped = 0
     async with Runtime(config, embedder=embedder) as rt:
-        vectors = rt.controller.vector_store
+        vectors = (await rt.controller.settled()).vectors
         for stage in STAGED:
             try:
                 await vectors.delete_collection(f"{active.previous}_{stage.value}")

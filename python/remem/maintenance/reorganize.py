@@ -93,11 +93,12 @@ async def preview_reorganize(rt: Runtime) -> ReorganizePlan:
     """Quiesce, check and plan; writes nothing (module docstring)."""
     checks = tuple(await preflight(rt))
     controller = rt.controller
-    graph = controller.graph_store
+    stores = await controller.settled()
+    graph = stores.graph
     entities = await graph.list_entities()
     merge_plan = plan_merges(entities, threshold=controller.resolver.threshold, now=rt.clock.now())
 
-    facts = plan_fact_changes(await controller.record_store.keyed_facts(), SINGLE_VALUED)
+    facts = plan_fact_changes(await stores.records.keyed_facts(), SINGLE_VALUED)
     edges: dict[str, Relationship] = {}
     for entity in entities:
         if entity.attributes.get(MERGED_INTO):

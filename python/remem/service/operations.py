@@ -158,8 +158,8 @@ class MemoryService:
             )
         return value
 
-    def _transcripts(self) -> TranscriptStore:
-        store = self.runtime.controller.transcript_store
+    async def _transcripts(self) -> TranscriptStore:
+        store = (await self.runtime.controller.settled()).transcript
         if store is None:  # the Runtime always wires one; a hand-built service may not
             raise StoreClosedError("this memory has no transcript store")
         return store
@@ -219,7 +219,7 @@ class MemoryService:
         wanted = [self._text(i, "each id") for i in ids]
         async with self._operation():
             controller = self.runtime.controller
-            found = {r.id: r for r in await controller.record_store.get(wanted)}
+            found = {r.id: r for r in await (await controller.settled()).records.get(wanted)}
             for memory_id in wanted:
                 record = found.get(memory_id)
                 if record is None or record.namespace != scope:
@@ -258,7 +258,7 @@ class MemoryService:
     async def list_sessions(self) -> SessionList:
         """Every session, oldest first (shared by every namespace: see the module docs)."""
         async with self._operation():
-            sessions = await self._transcripts().list_sessions()
+            sessions = await (await self._transcripts()).list_sessions()
         return SessionList(sessions=[SessionView.of(s) for s in sessions])
 
     async def get_transcript(
@@ -272,7 +272,7 @@ class MemoryService:
         page = self.config.max_turns if limit is None else limit
         self._int(page, "limit", 1, self.config.max_turns)
         async with self._operation():
-            store = self._transcripts()
+            store = await self._transcripts()
             try:
                 await store.get_session(session_id)
             except NotFoundError:
@@ -309,7 +309,9 @@ class MemoryService:
             controller = self.runtime.controller
             history: list[TranscriptEntry] = []
             if session_id is not None and history_turns:
-                history = (await self._transcripts().get_entries(session_id))[-history_turns:]
+                history = (await (await self._transcripts()).get_entries(session_id))[
+                    -history_turns:
+                ]
             turns = [HistoryTurn.from_entry(e) for e in history]
             hits = await controller.recall(query, k=k, filters={"namespace": scope})
             core = await self._core(scope)

@@ -2,13 +2,12 @@
 
 :class:`DirectWrites` writes the stores at once; :class:`JournaledWrites` (write-behind, the
 embedded default) journals each write and applies the journal in batches
-(:mod:`remem.writebehind.journal`); readers wait for it through :func:`behind`
-(:mod:`remem.writebehind.barrier`). The design and the write path are drawn in
+(:mod:`remem.writebehind.journal`); readers wait for it through the port's typed barrier
+(:meth:`WritePort.barrier`). The design and the write path are drawn in
 :mod:`remem.writebehind.port`.
 """
 
 from remem.writebehind.apply import JournalApply
-from remem.writebehind.barrier import behind, check_behind, is_behind
 from remem.writebehind.direct import DirectWrites
 from remem.writebehind.file import JournalFile, PendingWrite
 from remem.writebehind.journal import Applier, WriteBehind
@@ -24,7 +23,4 @@ __all__ = [
     "PendingWrite",
     "WriteBehind",
     "WritePort",
-    "behind",
-    "check_behind",
-    "is_behind",
 ]

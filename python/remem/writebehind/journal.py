@@ -9,11 +9,11 @@ applied to the real stores in batches — one transaction per store for many wri
 
 * in the background once ``batch_size`` writes are pending, or ``max_delay`` seconds after the
   first pending write (an idle process does not sit on them);
-* before ANY other use of the stores: every component is given the stores wrapped by
-  :func:`remem.writebehind.barrier.behind` (recall, lifecycle, consolidation, access counts,
-  your own calls through ``rt.controller.record_store``…), whose every call first waits until all
-  writes accepted before it are applied. So a read always sees every acknowledged write, exactly
-  as without write-behind;
+* before ANY other use of the stores: every reader awaits the write port's barrier first
+  (:meth:`remem.writebehind.port.WritePort.barrier`: recall, lifecycle, consolidation and your
+  own reads through ``await rt.controller.settled()``), which returns once all writes accepted
+  before it are applied. So a read always sees every acknowledged write, exactly as without
+  write-behind;
 * on ``aclose()``, and on the next open after a crash (the journal is replayed).
 
 Applying is idempotent — a write the stores already hold (a crash between the stores' commit and

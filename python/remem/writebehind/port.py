@@ -27,13 +27,13 @@ clash with what is stored, and that must raise in the caller, not later in a bat
 journaled port then waits for what it holds (``barrier``) and writes through the direct port.
 
 Reads: with a journal, whatever reads the stores must first wait for the writes accepted before
-it — :meth:`WritePort.barrier`. The Runtime hands every reader (recall, the lifecycle manager,
-consolidation through the controller, your own ``rt.controller.record_store`` calls) the stores
-wrapped by :func:`remem.writebehind.barrier.behind`, whose coroutine methods await the port's
-barrier first; the direct port's barrier returns at once. The port writes through the bare
-stores, so nothing is built in a particular order and nothing is bound after construction:
-stores → collections → DirectWrites → (journal → JournaledWrites) → readers' wrappers →
-controller.
+it — :meth:`WritePort.barrier`, awaited explicitly by each reader: the controller before each of
+its reads (recall, priming, keyed facts, forget, supersede, turn numbering), the lifecycle
+manager before each plan (``LifecycleManager(barrier=writes)``), and code above the controller
+through ``await controller.settled()``, which awaits it and returns the
+:class:`~remem.stores.bundle.Stores` bundle. The direct port's barrier returns at once. No store
+is wrapped and nothing is bound after construction: stores → collections → DirectWrites →
+(journal → JournaledWrites) → controller.
 
 Failures the caller does not see at once (an episodic indexing failure after the turn is in the
 transcript, a failed compensation, a journaled write the stores refused) go to the port's

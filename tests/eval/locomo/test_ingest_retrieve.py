@@ -17,7 +17,7 @@ async def test_turns_and_memories_carry_dia_ids_times_and_captions(tmp_path: Pat
         assert (tmp_path / "mem" / "conv-0").is_dir()
         assert ingested.turns == ingested.memories == len(conv.turns)
         assert ingested.asked_at == conv.turns[-1].created_at + ASK_DELAY
-        transcript = ingested.runtime.controller.transcript_store
+        transcript = (await ingested.runtime.controller.settled()).transcript
         assert transcript is not None
         entries = await transcript.get_entries("conv-0/session_2")
         second = conv.sessions[1].turns

@@ -60,7 +60,7 @@ class WholeHistoryBaseline:
         return "Noted."
 
     async def _history(self) -> list[TranscriptEntry]:
-        store = self._runtime.controller.transcript_store
+        store = (await self._runtime.controller.settled()).transcript
         if store is None:  # the Runtime always has one; a bare controller may not
             return []
         entries: list[TranscriptEntry] = []

@@ -1,0 +1,155 @@
+"""The retrievers recall runs, and the eligibility check on the record store.
+
+* **vector** — ONE ``CollectionManager.query_scores`` for the (q, d) query batch (ids and scores
+  only; the records are read from the record store afterwards);
+* **fulltext** — ONE ``search_many`` batch on the episodic store (scoped to a session's turns
+  when the recall names one; memory notes are never session-scoped);
+* **graph** — per query, the entities it names and the paths from them;
+* **turns** — neighbours of turn hits read from the transcript store (``neighbours`` stage);
+* **eligible** — the records behind the hits, kept only if live, in a requested stage and
+  matching the filters (:mod:`remem.controller.recall`).
+
+Example::
+
+    retrieval = Retrieval(records, episodic, collections, matcher, scorer, transcripts)
+    hits = await retrieval.texts(["where does Ana live?"], 50, options)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+from numpy.typing import NDArray
+
+from remem.controller.recall_options import RecallOptions
+from remem.errors import NotFoundError
+from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
+from remem.models import EpisodeKind, EpisodicHit, MemoryRecord, MemoryStage
+from remem.staging import STAGED, CollectionManager, StagedScore, record_metadata
+from remem.stores.episodic import EpisodicStore, search_many, turn_text
+from remem.stores.filters import matches
+from remem.stores.records import RecordStore
+from remem.stores.transcript import TranscriptStore
+from remem.writebehind.direct import USER_CHARS_KEY
+
+
+class Retrieval:
+    """The stores recall reads, one method per retriever (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        record_store: RecordStore,
+        episodic_store: EpisodicStore,
+        collection_manager: CollectionManager,
+        matcher: QueryEntityMatcher | None,
+        graph_scorer: GraphScorer | None,
+        transcript_store: TranscriptStore | None = None,
+    ) -> None:
+        self.records = record_store
+        self.transcripts = transcript_store
+        self.episodic = episodic_store
+        self.collections = collection_manager
+        self.matcher = matcher
+        self.graph_scorer = graph_scorer
+
+    async def vectors(
+        self, vectors: NDArray[np.float32], depth: int, options: RecallOptions
+    ) -> list[list[StagedScore]]:
+        """Every query's vector hits over the requested staged collections."""
+        staged = [s for s in options.memory_stages if s in STAGED]
+        if not staged or "vector" not in options.sources:
+            return [[] for _ in range(len(vectors))]
+        # Ids and scores only: the records are read from the record store by ``eligible``.
+        return await self.collections.query_scores(
+            vectors, k=depth, stages=staged, where=options.where
+        )
+
+    async def texts(
+        self, queries: Sequence[str], depth: int, options: RecallOptions
+    ) -> list[list[EpisodicHit]]:
+        """Every query's full-text hits, as ONE batch per search (the store may parallelise)."""
+        if "fulltext" not in options.sources:
+            return [[] for _ in queries]
+        if options.session_id is None or not options.episodic:
+            batch = await search_many(self.episodic, queries, limit=depth)
+            return [
+                [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
+                for hits in batch
+            ]
+        everywhere, session = await asyncio.gather(
+            search_many(self.episodic, queries, limit=depth),
+            search_many(self.episodic, queries, limit=depth, session_id=options.session_id),
+        )
+        out: list[list[EpisodicHit]] = []
+        for notes, turns in zip(everywhere, session, strict=True):
+            merged = [h for h in notes if h.kind is EpisodeKind.NOTE]
+            merged += [h for h in turns if h.kind is EpisodeKind.TURN]
+            out.append(sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id)))
+        return out
+
+    async def read_turns(self, session_id: str, first: int, last: int) -> list[EpisodicHit]:
+        """Turns ``first..last`` of a session from the transcript, as score-0 turn hits."""
+        assert self.transcripts is not None
+        try:
+            entries = await self.transcripts.get_entries(
+                session_id, since_turn=first - 1, limit=last - first + 1
+            )
+        except NotFoundError:
+            return []
+        return [
+            EpisodicHit(
+                id=e.id,
+                kind=EpisodeKind.TURN,
+                session_id=e.session_id,
+                turn_number=e.turn_number,
+                text=turn_text(e),
+                score=0.0,
+                created_at=e.created_at,
+                metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)},
+            )
+            for e in entries
+            if turn_text(e)
+        ]
+
+    async def graph(
+        self, query: str, depth: int, options: RecallOptions, now: datetime
+    ) -> list[GraphHit]:
+        """Paths from the entities ``query`` names (long-term recall only)."""
+        if (
+            "graph" not in options.sources
+            or self.matcher is None
+            or self.graph_scorer is None
+            or MemoryStage.LONG_TERM not in options.memory_stages
+        ):
+            return []
+        mentions = await self.matcher.match(query, namespace=options.namespace)
+        if not mentions:
+            return []
+        return await self.graph_scorer.score(query, mentions, at=now, limit=depth)
+
+    async def eligible(self, ids: Sequence[str], options: RecallOptions) -> dict[str, MemoryRecord]:
+        """The records of ``ids`` that may be recalled, by id (a missing one is skipped)."""
+        if not ids:
+            return {}
+        try:
+            found = await self.records.get(ids)
+        except NotFoundError:
+            # A vector or note whose record is gone (e.g. a compensated write): skip it.
+            found = []
+            for i in ids:
+                try:
+                    found += await self.records.get([i])
+                except NotFoundError:
+                    continue
+        allowed = set(options.memory_stages)
+        return {
+            r.id: r
+            for r in found
+            if r.superseded_by is None
+            and r.lifecycle.stage in allowed
+            and matches(options.where_node, record_metadata(r))
+        }
