@@ -274,9 +274,35 @@ DATE: tuple[Rule, ...] = (
     ),
 )
 
+_NAME = "{Ss} name is {v}."
+_PRONOUNS = "{Ss} pronouns are {v}."
 IDENTITY: tuple[Rule, ...] = (
-    rule("identity", "name", "my name is|'s {v:lname}", "{Ss} name is {v}.", entity="person"),
-    rule("identity", "name", "call me {v:name} $", "{Ss} name is {v}.", entity="person"),
+    rule("identity", "name", "my? name is|'s {v:lname}", _NAME, entity="person"),
+    rule("identity", "name", "{who} 'm|am called|named {v:name}", _NAME, entity="person"),
+    rule("identity", "name", "i 'm|am {v:selfname} $", _NAME, entity="person"),
+    rule("identity", "name", "i 'm|am {v:selfname} ,", _NAME, entity="person"),
+    rule("identity", "name", "{who} go|goes by {v:name} $", _NAME, entity="person"),
+    rule("identity", "name", "call me {v:name} $", _NAME, entity="person"),
+    rule("identity", "name", "you can call me {v:name} $", _NAME, entity="person"),
+    rule(
+        "identity",
+        "name",
+        "my? everyone|everybody|people|friends|mates|family|they call|calls me {v:name} $",
+        _NAME,
+        entity="person",
+    ),
     rule("identity", "age", "{who} @be @adv* {v:num} years|yrs|yo? old? $", "{S} is {v}."),
-    rule("identity", "age", f"{_PRE} turned|turning {{v:num}} $", "{S} is {v}.", event=True),
+    rule(
+        "identity", "age", f"{_PRE} turned|turning {{v:num}} @when* $", "{S} is {v}.", event=True
+    ),
+    rule("identity", "pronouns", "my pronouns are|'re|: {v:pronouns}", _PRONOUNS),
+    rule("identity", "pronouns", "{who} use {v:pronouns} pronouns? $", _PRONOUNS),
+    rule("identity", "pronouns", "{who} go by {v:pronouns} pronouns? $", _PRONOUNS),
+    rule(
+        "identity",
+        "nationality",
+        "{who} @be @adv* a|an? {v:nationality} citizen|national? $",
+        "{S} is {v}.",
+    ),
+    rule("identity", "nationality", "{who} @be @adv* {v:nationality} ,", "{S} is {v}."),
 )

@@ -21,6 +21,32 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
+        f"{_PRE} dating|seeing a|this|someone|somebody new? guy|girl|man|woman|lad|lass|bloke? "
+        "called|named {v:lname}",
+        "{Ss} partner is {v}.",
+        entity="person",
+        negated="end",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} going|gone|went out with {{v:name}}",
+        "{Ss} partner is {v}.",
+        entity="person",
+        negated="end",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} engaged|married|together any|anymore? more? $",
+        "{Ss} partner is {v}.",
+        value_from_with=True,
+        entity="person",
+        negated="end",
+    ),
+    rule(
+        "partner",
+        "partner",
         f"{_PRE} married|marrying|engaged|marry to? {{v:name}}",
         "{Ss} partner is {v}.",
         event=True,
@@ -70,10 +96,19 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
-        f"{_PRE} split|broke|broken|breaking|splitting|separated|divorced|splitting up?",
+        f"{_PRE} split|broke|broken|breaking|splitting|separated|separating|divorced|divorcing "
+        "up?",
         "{S} broke up with {v}.",
         op=END,
         value_from_with=True,
+        fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} dumped|left my|our @kin_adj* @partner_word",
+        "{S} broke up with their partner.",
+        op=END,
         fixed="none",
     ),
     rule(
@@ -133,6 +168,29 @@ FAMILY: tuple[Rule, ...] = (
         "{role}",
         "i|we @have* got? a|an|one {role:kin} ,? who|that? @be? called|named {v:lname}",
         _CALLED_TEXT,
+        entity="person",
+    ),
+    rule(
+        "family",
+        "{role}",
+        "i|we @have* got? a|an|one {role:kin} ,|: {v:name} $",
+        _CALLED_TEXT,
+        entity="person",
+    ),
+    rule(
+        "family",
+        "{role}",
+        "i|we @have* got? two|three|four|2|3|4 {role:kins} ,|: {v:names} $",
+        _CALLED_TEXT,
+        entity="person",
+    ),
+    rule(
+        "family",
+        "child",
+        "{who} @have? @adv* had|welcomed|have a|our baby|little? girl|boy|daughter|son ,? "
+        "called|named {v:lname}",
+        "{Ss} child is called {v}.",
+        event=True,
         entity="person",
     ),
     rule("family", "{role}", "{v:name} is|'s my|our {role:kin}", _CALLED_TEXT, entity="person"),
