@@ -412,6 +412,7 @@ def _statement(
             animal=animal,
             a_animal=_a(animal),
             prev=prev or "",
+            n=str(slots["n"][2]) if "n" in slots else "",
         )
         out.append(
             Statement(

@@ -161,6 +161,7 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "sweet fat lazy senior young second other"
         ),
         "called": words("called named"),
+        "baby_word": words("baby daughter son boy girl"),
         "when": words(
             "yesterday today tonight last this next week month weekend year monday tuesday "
             "wednesday thursday friday saturday sunday"

@@ -133,6 +133,58 @@ HEALTH: tuple[Rule, ...] = (
         "{S} has a chronic condition.",
         fixed="chronic condition",
     ),
+    # A pregnancy holds until a birth ends it: the birth is an ending of "pregnant" whose text
+    # is the news itself ("The user's baby Selam arrived."), so it never claims a pregnancy
+    # that was not told (a father's news ends nothing that was held).
+    rule(
+        "health",
+        "health",
+        f"{_PRE} {{w:num}}? weeks|months? pregnant",
+        "{S} is pregnant.",
+        fixed="pregnant",
+        event=True,
+        negated="end",
+    ),
+    rule(
+        "health",
+        "health",
+        f"{_PRE} gave|given|giving birth",
+        "{S} gave birth.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        f"{_PRE} had|welcomed the|our baby",
+        "{S} had the baby.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        "my|our new? baby|little? @baby_word {n:name} arrived|came",
+        "{Ss} baby {n} arrived.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        "my|our new? baby|little? @baby_word {n:name} is|'s here",
+        "{Ss} baby {n} is here.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        "my|our new? baby|little? @baby_word {n:name} was born",
+        "{Ss} baby {n} was born.",
+        op=END,
+        fixed="pregnant",
+    ),
 )
 
 _LIKES = "{S} likes {v}."
