@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 import remem
 from remem.consolidation import MemoryConsolidator
-from remem.models import Entity, ManualClock, MemoryRecord, Relationship
 from remem.consolidation.contradictions import plan_edge_endings
+from remem.models import Entity, ManualClock, MemoryRecord, Relationship
 from tests.consolidation.conftest import T0
 from tests.stores.factories import record
 
@@ -249,10 +249,10 @@ async def test_an_ending_of_a_longer_name_ends_a_multi_valued_fact(
 
 
 def test_plan_edge_endings_closes_only_the_named_earlier_open_edges() -> None:
-    def edge(rid: str, target: str, at: datetime, **kw: object) -> Relationship:
+    def edge(rid: str, target: str, at: datetime, until: datetime | None = None) -> Relationship:
         return Relationship(
             id=rid, source_id="u", target_id=target, relation_type="partner_of",
-            created_at=at, valid_from=at, **kw,
+            created_at=at, valid_from=at, valid_to=until,
         )  # fmt: skip
 
     def ending(value: str, at: datetime, subject: str = "user") -> MemoryRecord:
@@ -264,7 +264,7 @@ def test_plan_edge_endings_closes_only_the_named_earlier_open_edges() -> None:
     edges = [
         edge("e-sam", "sam", T0),
         edge("e-kim", "kim", t3),  # began after the ending: untouched
-        edge("e-ana", "ana", T0, valid_to=t1),  # already closed
+        edge("e-ana", "ana", T0, until=t1),  # already closed
     ]
     relations = {"partner": "partner_of"}
     planned = plan_edge_endings(edges, [ending("Sam", t2)], names, relations)

@@ -24,12 +24,12 @@ from remem.extraction.grammar.lexicon import CLASSES, STOP, words
 from remem.extraction.grammar.names import (
     NAME_STOP,
     read_corg,
+    read_cschool,
     read_lname,
     read_name,
     read_names,
     read_org,
     read_place,
-    read_cschool,
     read_school,
     read_selfname,
 )

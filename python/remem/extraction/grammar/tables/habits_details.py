@@ -344,9 +344,7 @@ IDENTITY: tuple[Rule, ...] = (
         entity="person",
     ),
     rule("identity", "age", "{who} @be @adv* {v:num} years|yrs|yo? old? $", "{S} is {v}."),
-    rule(
-        "identity", "age", f"{_PRE} turned|turning {{v:num}} @when* $", "{S} is {v}.", event=True
-    ),
+    rule("identity", "age", f"{_PRE} turned|turning {{v:num}} @when* $", "{S} is {v}.", event=True),
     rule("identity", "pronouns", "my pronouns are|'re|: {v:pronouns}", _PRONOUNS),
     rule("identity", "pronouns", "{who} use {v:pronouns} pronouns? $", _PRONOUNS),
     rule("identity", "pronouns", "{who} go by {v:pronouns} pronouns? $", _PRONOUNS),

@@ -96,8 +96,7 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
-        f"{_PRE} split|broke|broken|breaking|splitting|separated|separating|divorced|divorcing "
-        "up?",
+        f"{_PRE} split|broke|broken|breaking|splitting|separated|separating|divorced|divorcing up?",
         "{S} broke up with {v}.",
         op=END,
         value_from_with=True,
