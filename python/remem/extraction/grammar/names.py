@@ -211,7 +211,9 @@ def read_cschool(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 _NOT_SELF_NAMES = CLASSES["nationality"] | words(
     "fine good ok okay tired sure done back home here busy ready glad happy sad sick sorry "
     "great well free off out in on up down new old single married vegan vegetarian stuck "
-    "bored lost late early excited nervous starving exhausted"
+    "bored lost late early excited nervous starving exhausted jewish muslim christian catholic "
+    "protestant hindu buddhist sikh atheist agnostic gay straight bi bisexual lesbian trans "
+    "queer autistic deaf blind"
 )
 
 
