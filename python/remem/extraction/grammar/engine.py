@@ -67,6 +67,9 @@ class Statement:
 _SLOT_WORDS = {
     READERS["diet"]: CLASSES["diet"] | frozenset({"plant", "gluten", "dairy", "low", "whole"}),
     READERS["kin"]: CLASSES["kin"],
+    READERS["kins"]: frozenset(w + "s" for w in CLASSES["kin"]),
+    READERS["nationality"]: CLASSES["nationality"],
+    READERS["pronouns"]: CLASSES["pronoun"],
     READERS["job"]: CLASSES["job_head"] | frozenset({"head"}),
     READERS["num"]: frozenset({"\x00num"}),
     READERS["email"]: frozenset({"\x00email"}),
