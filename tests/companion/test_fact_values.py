@@ -328,7 +328,9 @@ def test_an_ending_is_no_value_and_its_old_value_is_no_longer_true() -> None:
     assert timeline.earlier_in_turn("turn-2") == []  # the break-up is not an earlier statement
     assert timeline.current_in_text("Sam and I split up.") is None
     [earlier] = timeline.earlier_in_text("Dinner with Sam tonight!", T0 + timedelta(days=4))
-    assert earlier.note == "no longer true since 2026-05-11 (10 days ago)"
+    assert (
+        earlier.note == "no longer true since 2026-05-11 (10 days ago): The user broke up with Sam."
+    )
     assert earlier.current == ()
     # Said after the break-up, a mention of Sam is about something else now: left alone.
     assert timeline.earlier_in_text("Sam texted me.", T0 + timedelta(days=12)) == []

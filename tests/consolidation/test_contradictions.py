@@ -6,8 +6,10 @@ from datetime import datetime, timedelta
 
 import remem
 from remem.consolidation import MemoryConsolidator
+from remem.consolidation.contradictions import plan_edge_endings
 from remem.models import Entity, ManualClock, MemoryRecord, Relationship
 from tests.consolidation.conftest import T0
+from tests.stores.factories import record
 
 
 def key(attribute: str, value: str, subject: str = "user") -> dict[str, object]:
@@ -246,3 +248,31 @@ async def test_an_ending_of_a_longer_name_ends_a_multi_valued_fact(
     assert old.superseded_by == gave_up.id
     assert old.valid_to == T0 + timedelta(days=40)
     assert still.superseded_by is None  # another habit is not ended
+
+
+def test_plan_edge_endings_closes_only_the_named_earlier_open_edges() -> None:
+    def edge(rid: str, target: str, at: datetime, until: datetime | None = None) -> Relationship:
+        return Relationship(
+            id=rid, source_id="u", target_id=target, relation_type="partner_of",
+            created_at=at, valid_from=at, valid_to=until,
+        )  # fmt: skip
+
+    def ending(value: str, at: datetime, subject: str = "user") -> MemoryRecord:
+        meta = {**key("partner", value, subject), "operation": "end"}
+        return record(0, id=f"end-{value}-{subject}", metadata=meta, valid_from=at)
+
+    names = {"u": "user", "sam": "Sam", "kim": "Kim", "ana": "Ana"}
+    t1, t2, t3 = T0 + timedelta(days=1), T0 + timedelta(days=2), T0 + timedelta(days=3)
+    edges = [
+        edge("e-sam", "sam", T0),
+        edge("e-kim", "kim", t3),  # began after the ending: untouched
+        edge("e-ana", "ana", T0, until=t1),  # already closed
+    ]
+    relations = {"partner": "partner_of"}
+    planned = plan_edge_endings(edges, [ending("Sam", t2)], names, relations)
+    assert [(p.edge.id, p.at) for p in planned] == [("e-sam", t2)]
+    assert plan_edge_endings(edges, [ending("Kim", t2)], names, relations) == []
+    assert plan_edge_endings(edges, [ending("Sam", t2, "Ana")], names, relations) == []
+    none = plan_edge_endings(edges, [ending("none", t2)], names, relations)
+    assert [p.edge.id for p in none] == ["e-sam"]
+    assert plan_edge_endings(edges, [ending("Sam", t2)], names, {}) == []

@@ -51,6 +51,8 @@ KIND_OF: dict[str, str] = {
     "date": "date",
     "name": "identity",
     "age": "identity",
+    "pronouns": "identity",
+    "nationality": "identity",
 }
 
 

@@ -140,3 +140,44 @@ async def test_a_job_change_told_in_steps_leaves_the_new_employer_current(chat: 
     history = by_value(await chat.history("employer"))
     assert history["acme"].superseded_by is not None
     assert history["acme"].valid_to is not None
+
+
+async def partner_edges(chat: Chat, *, at: datetime | None = None) -> list[tuple[str, str]]:
+    graph = chat.c.graph_store
+    names = {e.id: e.name for e in await graph.list_entities()}
+    [user] = [i for i, n in names.items() if n == "user"]
+    edges = await graph.relationships(user, direction="out", at=at, include_superseded=True)
+    return sorted(
+        (names[e.target_id], "open" if e.valid_to is None else "closed")
+        for e in edges
+        if e.relation_type == "partner_of"
+    )
+
+
+async def test_a_negated_partner_ends_the_graph_edge_without_a_replacement(chat: Chat) -> None:
+    await chat.say("I've been seeing Sam for a few months")
+    await chat.say("I live in Leeds")
+    ended = await chat.say("I'm not seeing Sam any more", after=30 * DAY)
+
+    assert await partner_edges(chat) == [("Sam", "closed")]
+    assert await partner_edges(chat, at=chat.clock.now()) == []  # not a partner now
+    assert await partner_edges(chat, at=ended - DAY) == [("Sam", "closed")]  # history kept
+    edges = await chat.c.graph_store.relationships(
+        next(e.id for e in await chat.c.graph_store.list_entities() if e.name == "user"),
+        direction="out",
+    )
+    sam = next(e for e in edges if e.relation_type == "partner_of")
+    assert (sam.valid_to, sam.superseded_by) == (ended, None)
+    cities = [e for e in edges if e.relation_type == "lives_in"]
+    assert [e.valid_to for e in cities] == [None]  # other edges untouched
+    done = await chat.consolidator.supersede_contradictions()
+    assert done == []  # idempotent: the closed edge is not closed again
+
+
+async def test_single_again_ends_every_partner_edge_and_a_new_partner_is_open(chat: Chat) -> None:
+    await chat.say("I'm dating Marco")
+    await chat.say("I'm single again lol", after=20 * DAY)
+    await chat.say("I've been seeing someone called Ravi", after=40 * DAY)
+
+    assert await partner_edges(chat) == [("Marco", "closed"), ("Ravi", "open")]
+    assert await partner_edges(chat, at=chat.clock.now()) == [("Ravi", "open")]

@@ -155,6 +155,25 @@ async def test_supersede_relationship_closes_and_hides(graph: GraphStore) -> Non
     assert await graph.relationship_counts(["a", "b", "ghost"]) == {"a": 1, "b": 1, "ghost": 0}
 
 
+async def test_end_relationship_closes_without_a_successor(graph: GraphStore) -> None:
+    await graph.upsert_entities([entity("A"), entity("B"), entity("C")])
+    await graph.add_relationships([rel("r1", "a", "b"), rel("r2", "a", "c"), rel("r3", "a", "c")])
+    at = T0 + timedelta(days=3)
+    with pytest.raises(NotFoundError, match="ghost"):
+        await graph.end_relationship("ghost", at=at)
+    await graph.supersede_relationship("r2", "r3", at=at)
+    with pytest.raises(InvalidArgumentError, match="superseded by 'r3'"):
+        await graph.end_relationship("r2", at=at)
+    await graph.end_relationship("r1", at=at)
+    await graph.end_relationship("r1", at=at + timedelta(days=1))  # an earlier end is kept
+    ended = [r for r in await graph.relationships("a") if r.id == "r1"]
+    assert (ended[0].superseded_by, ended[0].valid_to) == (None, at)
+    assert [r.id for r in await graph.relationships("a", at=at)] == ["r3"]
+    before = await graph.relationships("a", at=at - timedelta(days=1))
+    assert "r1" in [r.id for r in before]  # history keeps it
+    assert [n.entity.id for n in await graph.neighbours(["a"], at=at)] == ["c"]
+
+
 async def test_neighbours_depth_ties_and_exclusions(graph: GraphStore) -> None:
     # a - b - d - f   (a-c-d is a second path to d of the same length; ties by rel id)
     #  \- c -/        e only via a superseded edge; g only valid from t2

@@ -7,6 +7,6 @@ outside the vocabulary are treated as multi-valued: never contradicted.
 
 from __future__ import annotations
 
-from remem.extraction.vocabulary import MULTI_VALUED, SINGLE_VALUED
+from remem.extraction.vocabulary import MULTI_VALUED, RELATIONS, SINGLE_VALUED
 
-__all__ = ["MULTI_VALUED", "SINGLE_VALUED"]
+__all__ = ["MULTI_VALUED", "RELATIONS", "SINGLE_VALUED"]

@@ -35,13 +35,15 @@ import hashlib
 from collections.abc import Sequence
 
 from remem.brains import Brain
-from remem.consolidation.attributes import SINGLE_VALUED
+from remem.consolidation.attributes import RELATIONS, SINGLE_VALUED
 from remem.consolidation.contradictions import (
     EdgeChange,
+    EdgeEnding,
     FactChange,
     fact_key,
     fact_value,
     plan_edge_changes,
+    plan_edge_endings,
     plan_fact_changes,
     replaces,
 )
@@ -134,9 +136,11 @@ class MemoryConsolidator:
     async def _supersede_edges(self) -> list[Supersession]:
         graph = (await self.controller.settled()).graph
         edges: dict[str, Relationship] = {}
+        names: dict[str, str] = {}
         # The graph store has no query by attribute; a walk over each entity's outgoing edges
         # is one query per entity (fine for a consolidation pass; see the report).
         for entity in await graph.list_entities():
+            names[entity.id] = entity.name
             if entity.attributes.get(MERGED_INTO):
                 continue
             for edge in await graph.relationships(entity.id, direction="out"):
@@ -144,7 +148,23 @@ class MemoryConsolidator:
         changes = plan_edge_changes(edges.values())
         for c in changes:
             await graph.supersede_relationship(c.old.id, c.new.id, at=c.at)
-        return [_edge_supersession(c) for c in changes]
+        out = [_edge_supersession(c) for c in changes]
+        superseded = {c.old.id for c in changes}
+        live = [e for e in edges.values() if e.id not in superseded]
+        return out + await self._end_edges(live, names)
+
+    async def _end_edges(
+        self, edges: Sequence[Relationship], names: dict[str, str]
+    ) -> list[Supersession]:
+        """Close the edges that live endings of relation facts end (no successor)."""
+        if not edges:
+            return []
+        facts = await self.controller.record_store.keyed_facts(attributes=sorted(RELATIONS))
+        endings = [f for f in facts if f.metadata.get("operation") == "end"]
+        planned = plan_edge_endings(edges, endings, names, RELATIONS)
+        for e in planned:
+            await self.controller.graph_store.end_relationship(e.edge.id, at=e.at)
+        return [_edge_ending(e) for e in planned]
 
     # -- duplicates -------------------------------------------------------------------------------
 
@@ -256,6 +276,14 @@ def _edge_supersession(c: EdgeChange) -> Supersession:
         c.old.target_id, c.new.target_id,
         f"{c.old.source_id} {c.old.relation_type} {c.old.target_id}",
         f"{c.new.source_id} {c.new.relation_type} {c.new.target_id}",
+    )  # fmt: skip
+
+
+def _edge_ending(e: EdgeEnding) -> Supersession:
+    text = f"{e.edge.source_id} {e.edge.relation_type} {e.edge.target_id}"
+    return Supersession(
+        "ended", e.edge.id, e.ending.id, e.edge.source_id, e.edge.relation_type,
+        e.edge.target_id, None, text, e.ending.text,
     )  # fmt: skip
 
 

@@ -30,13 +30,20 @@ of its key whose value it names (:func:`ending_names`), and a correction or a re
 ending stays live, so "the user's dog Rex died" is what recall shows, and the old fact keeps
 its history.
 
+An ending also closes the graph's edge of the fact it ends, with no successor
+(:func:`plan_edge_endings`): "I'm not seeing Sam any more" (partner ``Sam``, ``end``) ends the
+live ``user -partner_of-> Sam`` edge at the ending's validity time (``valid_to`` set, nothing
+superseding it); an ending of ``"none"`` ("I'm single again") ends every live edge of that
+relation from the subject. Only an edge that started before the ending is closed: getting back
+together later is a new edge the old ending never touches.
+
 Planning only ever looks at live (not superseded, not deleted) items, so running it again after
 its plan was applied finds one live item per group and plans nothing (idempotent).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
@@ -59,6 +66,15 @@ class EdgeChange:
 
     old: Relationship
     new: Relationship
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeEnding:
+    """Relationship ``edge`` stopped holding at ``at``, as keyed fact ``ending`` says."""
+
+    edge: Relationship
+    ending: MemoryRecord
     at: datetime
 
 
@@ -189,3 +205,37 @@ def plan_edge_changes(edges: Iterable[Relationship]) -> list[EdgeChange]:
         ordered = sorted(groups[key].values(), key=lambda e: (edge_validity(e), e.created_at, e.id))
         changes += [EdgeChange(a, b, edge_validity(b)) for a, b in pairwise(ordered)]
     return changes
+
+
+def plan_edge_endings(
+    edges: Iterable[Relationship],
+    endings: Iterable[MemoryRecord],
+    names: Mapping[str, str],
+    relations: Mapping[str, str],
+) -> list[EdgeEnding]:
+    """The open edges each live ending closes (see the module docstring). ``names`` maps an
+    entity id to its name, ``relations`` a fact attribute to its relation type (``partner`` →
+    ``partner_of``); an edge is closed once, by the earliest ending that names it."""
+    open_edges = [
+        e for e in edges if e.superseded_by is None and e.valid_to is None and e.source_id in names
+    ]
+    out: dict[str, EdgeEnding] = {}
+    for ending in sorted(endings, key=lambda r: (fact_validity(r), r.id)):
+        key, ended = fact_key(ending), fact_value(ending)
+        if ending.metadata.get("operation") != "end" or key is None or ended is None:
+            continue
+        if ending.superseded_by is not None or key[2] not in relations:
+            continue
+        at = fact_validity(ending)
+        for edge in open_edges:
+            if edge.id in out or edge.namespace != key[0]:
+                continue
+            if edge.relation_type != relations[key[2]] or edge_validity(edge) >= at:
+                continue
+            if names[edge.source_id].casefold() != key[1]:
+                continue
+            target = names.get(edge.target_id)
+            if ended != "none" and (target is None or not ending_names(ended, target)):
+                continue
+            out[edge.id] = EdgeEnding(edge, ending, at)
+    return list(out.values())

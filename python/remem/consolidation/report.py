@@ -13,9 +13,11 @@ from remem.models import DaySummary
 class Supersession:
     """One record or relationship replaced by a newer one (kept, with ``valid_to`` and
     ``superseded_by`` set). For a relationship, ``subject`` is the source entity id,
-    ``attribute`` the relation type and the values are target entity ids."""
+    ``attribute`` the relation type and the values are target entity ids. Kind ``"ended"`` is
+    a relationship closed with no successor: ``new_id`` is the keyed fact that ended it, and
+    ``new_value`` is None."""
 
-    kind: Literal["record", "relationship"]
+    kind: Literal["record", "relationship", "ended"]
     old_id: str
     new_id: str
     subject: str

@@ -13,7 +13,8 @@ by key then validity time), the timeline answers, for a recalled memory:
 * :meth:`FactTimeline.earlier_in_turn` — a message or turn that *stated* a value which no longer
   holds (the extracted record's ``provenance.parent_ids`` names the turn): the note
   ``"earlier: diet now pescatarian (since 2026-03-14, 9 days ago)"`` or ``"no longer true
-  since …"`` for a value that ended without a successor, and the current records, so that a
+  since …"`` for a value that ended without a successor (followed by the ending's text when an
+  ending record ended it: ``"…: The user broke up with Sam."``), and the current records, so that a
   caller dropping the old statement can show the current value instead;
 * :meth:`FactTimeline.earlier_in_text` and :meth:`FactTimeline.current_in_text` — the same for
   any recalled text that *names* a value (a whole word, case and accents folded) while it held,
@@ -251,7 +252,11 @@ class FactTimeline:
         attribute = v.key[2].replace("_", " ")
         if not current:
             ended = v.held_to or self.now
-            return f"no longer true since {ended:%Y-%m-%d} ({format_age(ended, self.now)})"
+            note = f"no longer true since {ended:%Y-%m-%d} ({format_age(ended, self.now)})"
+            by = self._by_id.get(v.record.superseded_by or "")
+            # the ending's own words say why ("The user's baby Selam arrived."), so a reader
+            # of the old statement sees what ended it, not only that it ended
+            return f"{note}: {by.record.text}" if by is not None and by.ending else note
         latest = current[-1]
         values = " and ".join(c.value for c in current)
         since = latest.held_from

@@ -33,6 +33,8 @@ USER = "user"
 ATTRIBUTES: tuple[str, ...] = (
     "name",
     "age",
+    "pronouns",
+    "nationality",
     "city",
     "hometown",
     "employer",

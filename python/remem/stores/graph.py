@@ -26,7 +26,8 @@ class GraphStore(Protocol):
 
     Contract (every backend): relationships are never deleted by contradiction, only closed
     (``valid_to``) and superseded; ``relationships(at=t)`` returns those valid at ``t``
-    (valid_from ≤ t < valid_to, open ends unbounded); ``neighbours`` walks both directions up to
+    (valid_from ≤ t < valid_to, open ends unbounded); ``end_relationship`` closes one without a
+    successor; ``neighbours`` walks both directions up to
     ``depth`` hops, returns each entity once at its smallest depth (ties by id), excludes the
     start entities and superseded relationships; ``record_access`` adds counts in one batched
     statement; ``find_entities`` matches the normalised name or an alias (casefolded, whitespace
@@ -47,6 +48,14 @@ class GraphStore(Protocol):
         include_superseded: bool = False,
     ) -> list[Relationship]: ...
     async def supersede_relationship(self, old_id: str, new_id: str, *, at: datetime) -> None: ...
+    async def end_relationship(self, rel_id: str, *, at: datetime) -> None:
+        """Close ``rel_id`` at ``at`` with no successor ("Sam and I split up"): ``valid_to``
+        becomes ``at`` (an earlier ``valid_to`` is kept), ``superseded_by`` stays empty, so
+        ``relationships(at=t)`` for ``t >= at`` leaves it out and the history keeps it. Ending
+        an ended edge again is a no-op; an unknown id is NotFoundError, a superseded one
+        InvalidArgumentError."""
+        ...
+
     async def neighbours(
         self, entity_ids: Sequence[str], *, depth: int = 1, at: datetime | None = None
     ) -> list[Neighbour]: ...

@@ -67,6 +67,9 @@ class Statement:
 _SLOT_WORDS = {
     READERS["diet"]: CLASSES["diet"] | frozenset({"plant", "gluten", "dairy", "low", "whole"}),
     READERS["kin"]: CLASSES["kin"],
+    READERS["kins"]: frozenset(w + "s" for w in CLASSES["kin"]),
+    READERS["nationality"]: CLASSES["nationality"],
+    READERS["pronouns"]: CLASSES["pronoun"],
     READERS["job"]: CLASSES["job_head"] | frozenset({"head"}),
     READERS["num"]: frozenset({"\x00num"}),
     READERS["email"]: frozenset({"\x00email"}),
@@ -191,6 +194,10 @@ class Grammar:
             else frozenset(trigger)
         )
         self._cache: dict[tuple[str, bool], frozenset[int]] = {}
+        self._required_words: frozenset[str] = frozenset(
+            w for required in self._required for ws in required for w in ws
+        )
+        self._candidate_cache: dict[tuple[str, bool, frozenset[str]], tuple[Rule, ...]] = {}
 
     def _possible(self, r: Rule, words: frozenset[str]) -> bool:
         """Every required word element of ``r`` has a word in ``words``."""
@@ -210,21 +217,30 @@ class Grammar:
     def _candidates(self, clause: Sequence[Token], start: int) -> list[Rule]:
         """The rules that can match ``clause`` at ``start``: the right first word, and every
         required word present in the clause."""
-        words = {
+        words = self._required_words.intersection(
             t.low if t.kind == "word" else _KIND_WORD.get(t.kind, t.low) for t in clause[start:]
-        }
-        keyed = set(self._keyless)
-        for w in self._key_words.intersection(words):
-            keyed |= self._by_key[w]
-        ids = keyed & self._first(clause[start])
-        out: list[Rule] = []
-        for n in sorted(ids):
-            for req in self._required[n]:
-                if words.isdisjoint(req):
-                    break
-            else:
-                out.append(self.rules[n])
-        return out
+        )
+        first = clause[start]
+        # Only the clause's required words decide the candidates, and chat repeats few of
+        # them, so the answer is cached by (first word, those words).
+        key = (first.low, first.cap, words)
+        found = self._candidate_cache.get(key)
+        if found is None:
+            keyed = set(self._keyless)
+            for w in self._key_words.intersection(words):
+                keyed |= self._by_key[w]
+            chosen: list[Rule] = []
+            for n in sorted(keyed & self._first(first)):
+                for req in self._required[n]:
+                    if words.isdisjoint(req):
+                        break
+                else:
+                    chosen.append(self.rules[n])
+            found = tuple(chosen)
+            if len(self._candidate_cache) >= _CACHE_SIZE:
+                self._candidate_cache.clear()
+            self._candidate_cache[key] = found
+        return list(found)
 
     def statements(self, message: str, at: datetime, turn_id: str = "") -> list[Statement]:
         """Every fact of ``message`` (said at ``at``), in the order said, before corrections."""
@@ -282,6 +298,9 @@ class Grammar:
             _pet_deaths(sentence, per_clause)
         return parsed
 
+
+_CACHE_SIZE = 65536
+"""Entries of the candidate cache before it is emptied (bounded memory over a long chat)."""
 
 _DEATH = frozenset({"died", "passed", "rip", "buried", "put"})
 
@@ -412,6 +431,7 @@ def _statement(
             animal=animal,
             a_animal=_a(animal),
             prev=prev or "",
+            n=str(slots["n"][2]) if "n" in slots else "",
         )
         out.append(
             Statement(

@@ -36,6 +36,27 @@ _KIN_ROLES = {
     "stepmom": "parent",
     "stepmum": "parent",
     "stepdad": "parent",
+    "step-dad": "parent",
+    "step-mum": "parent",
+    "step-mom": "parent",
+    "stepmother": "parent",
+    "stepfather": "parent",
+    "step-son": "child",
+    "step-daughter": "child",
+    "eldest": "child",
+    "youngest": "child",
+    "stepsister": "sibling",
+    "stepbrother": "sibling",
+    "step-sister": "sibling",
+    "step-brother": "sibling",
+    "half-sister": "sibling",
+    "half-brother": "sibling",
+    "mother-in-law": "relative",
+    "father-in-law": "relative",
+    "sister-in-law": "relative",
+    "brother-in-law": "relative",
+    "son-in-law": "relative",
+    "daughter-in-law": "relative",
     "son": "child",
     "daughter": "child",
     "kid": "child",
@@ -96,7 +117,7 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
         ),
         "other_person": words(_OTHERS) | frozenset(_KIN_ROLES),
         "kin_adj": words(
-            "older younger little big baby twin elder oldest youngest step half eldest "
+            "older younger little lil big baby twin elder oldest youngest step half eldest middle "
             "new lovely best close childhood"
         ),
         "pronoun_other": words("he she they him her them his their"),
@@ -140,6 +161,23 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "sweet fat lazy senior young second other"
         ),
         "called": words("called named"),
+        "baby_word": words("baby daughter son boy girl"),
+        "when": words(
+            "yesterday today tonight last this next week month weekend year monday tuesday "
+            "wednesday thursday friday saturday sunday"
+        ),
+        "nationality": words(
+            "british english scottish welsh irish american canadian australian french german "
+            "spanish portuguese italian dutch belgian swiss austrian polish czech slovak "
+            "hungarian romanian bulgarian greek turkish swedish norwegian danish finnish "
+            "icelandic russian ukrainian lithuanian latvian estonian croatian serbian slovenian "
+            "albanian chinese japanese korean indian pakistani bangladeshi nepali filipino "
+            "vietnamese thai indonesian malaysian singaporean nigerian ghanaian kenyan "
+            "ethiopian egyptian moroccan algerian tunisian brazilian argentinian argentine "
+            "mexican colombian chilean peruvian venezuelan cuban jamaican iranian iraqi syrian "
+            "lebanese israeli palestinian saudi emirati maltese cypriot"
+        ),
+        "pronoun": words("she her hers he him his they them theirs xe xem ze zir it its any"),
         "named_as": words("named called"),
         "like": words("like likes love loves adore adores enjoy enjoys"),
         "dislike": words("hate hates dislike dislikes loathe detest"),

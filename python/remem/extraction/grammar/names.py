@@ -16,12 +16,14 @@ __all__ = [
     "NAME_STOP",
     "SCHOOL_WORDS",
     "read_corg",
+    "read_cschool",
     "read_lname",
     "read_name",
     "read_names",
     "read_org",
     "read_place",
     "read_school",
+    "read_selfname",
     "word_ok",
 ]
 
@@ -192,3 +194,35 @@ def read_school(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     if j < len(tokens) and tokens[j].low in SCHOOL_WORDS:
         return j + 1, f"{text} {tokens[j].text}"
     return None
+
+
+def read_cschool(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A school, or any capitalised organisation where the verb already says it is one
+    ("studying at Sciences Po", "accepted to Yale", "a PhD student at Oxford")."""
+    found = read_school(tokens, i)
+    if found is not None:
+        return found
+    found = read_org(tokens, i)
+    if found is None or not str(found[1])[:1].isupper():
+        return None
+    return found
+
+
+_NOT_SELF_NAMES = CLASSES["nationality"] | words(
+    "fine good ok okay tired sure done back home here busy ready glad happy sad sick sorry "
+    "great well free off out in on up down new old single married vegan vegetarian stuck "
+    "bored lost late early excited nervous starving exhausted jewish muslim christian catholic "
+    "protestant hindu buddhist sikh atheist agnostic gay straight bi bisexual lesbian trans "
+    "queer autistic deaf blind"
+)
+
+
+def read_selfname(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """The name after "I'm": one or two capitalised words that are not a state or a
+    nationality ("I'm Ola btw", not "I'm Fine" or "I'm British")."""
+    found = read_name(tokens, i)
+    if found is None or found[0] - i > 2:
+        return None
+    if any(t.low in _NOT_SELF_NAMES for t in tokens[i : found[0]]):
+        return None
+    return found

@@ -29,9 +29,11 @@ class Rule:
     ``attribute`` names the fact's attribute; ``"{role}"`` takes it from the ``role`` slot
     (a kinship word → sibling, parent, child, partner, relative, friend). ``text`` is the
     fact's sentence with ``{S}`` (the subject: "The user", "Ana"), ``{Ss}`` (its possessive),
-    ``{v}``, ``{a}`` (a/an for v), ``{role}``, ``{animal}`` and ``{prev}``. The value is the
-    ``v`` slot; without one it is ``fixed`` (``"none"`` for an ending nobody named), or the
-    name next to "and I" in the subject ("Sam and I split up") when ``value_from_with``.
+    ``{v}``, ``{a}`` (a/an for v), ``{role}``, ``{animal}``, ``{prev}`` and ``{n}`` (the
+    words of an ``n`` slot: a name said beside the value, "our daughter Selam arrived").
+    The value is the ``v`` slot; without one it is ``fixed`` (``"none"`` for an ending
+    nobody named), or the name next to "and I" in the subject ("Sam and I split up") when
+    ``value_from_with``.
     ``negated`` says what a negation before the value does: ``"drop"`` the match, or ``"end"``
     the fact when the clause says it stopped ("no longer", "not … anymore"). ``scan`` rows are
     tried at every token of a clause (names in passing: "took my dog Pepper to the vet");

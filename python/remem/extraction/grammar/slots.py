@@ -24,12 +24,14 @@ from remem.extraction.grammar.lexicon import CLASSES, STOP, words
 from remem.extraction.grammar.names import (
     NAME_STOP,
     read_corg,
+    read_cschool,
     read_lname,
     read_name,
     read_names,
     read_org,
     read_place,
     read_school,
+    read_selfname,
 )
 from remem.extraction.grammar.phrases import (
     read_activity,
@@ -143,11 +145,50 @@ def read_kin(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     j, n = i, len(tokens)
     while j < n and tokens[j].low in _KIN_ADJ and j - i < 2:
         j += 1
-    if j < n and tokens[j].low in _KIN:
+    if j < n and tokens[j].low in _KIN and tokens[j].low not in _KIN_ADJ:
         if j + 2 < n and tokens[j + 1].low == "in" and tokens[j + 2].low == "law":
             return j + 3, f"{tokens[j].low}-in-law"  # "brother in law" → a relative
         return j + 1, tokens[j].low
+    if j > i and tokens[j - 1].low in _KIN:
+        return j, tokens[j - 1].low  # "our eldest, Jago": a child named by their place
     return None
+
+
+def read_kins(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A plural kinship word ("brothers", "sons", "older sisters") as its singular."""
+    j, n = i, len(tokens)
+    while j < n and tokens[j].low in _KIN_ADJ and j - i < 2:
+        j += 1
+    if j < n and tokens[j].low.endswith("s") and tokens[j].low[:-1] in _KIN:
+        return j + 1, tokens[j].low[:-1]
+    return None
+
+
+def read_nationality(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A nationality ("Portuguese", "irish" → "Irish")."""
+    if i < len(tokens) and tokens[i].low in _NATIONALITY:
+        return i + 1, tokens[i].low.capitalize()
+    return None
+
+
+def read_pronouns(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """Pronouns written with slashes ("she/her", "they/them", "he/they")."""
+    j, n = i, len(tokens)
+    parts: list[str] = []
+    while j < n and tokens[j].low in _PRONOUN:
+        parts.append(tokens[j].low)
+        j += 1
+        if j + 1 < n and tokens[j].low == "/" and tokens[j + 1].low in _PRONOUN:
+            j += 1
+            continue
+        break
+    if len(parts) < 2:
+        return None
+    return j, "/".join(parts)
+
+
+_NATIONALITY = CLASSES["nationality"]
+_PRONOUN = CLASSES["pronoun"]
 
 
 def read_animal(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
@@ -188,6 +229,11 @@ READERS: dict[str, Reader] = {
     "date": read_date,
     "event": read_event,
     "kin": read_kin,
+    "kins": read_kins,
+    "nationality": read_nationality,
+    "pronouns": read_pronouns,
+    "cschool": read_cschool,
+    "selfname": read_selfname,
     "animal": read_animal,
     "who": read_who,
 }

@@ -252,6 +252,28 @@ class DuckDBGraphStore(DuckDBStore):
 
         await self._tx(work, action="supersede_relationship")
 
+    async def end_relationship(self, rel_id: str, *, at: datetime) -> None:
+        check_ids([rel_id], action="end_relationship")
+        at_us = to_micros(check_at(at))
+
+        def work(conn: Conn) -> None:
+            found = conn.execute(
+                "SELECT superseded_by FROM graph_relationships WHERE id = ?", [rel_id]
+            ).fetchall()
+            if not found:
+                raise missing_entities([rel_id], action="end_relationship", what="relationship")
+            if found[0][0] is not None:
+                raise InvalidArgumentError(
+                    f"{rel_id!r} is superseded by {found[0][0]!r}; end that one instead"
+                )
+            conn.execute(
+                "UPDATE graph_relationships SET valid_to = CASE "
+                "WHEN valid_to IS NULL OR valid_to > ? THEN ? ELSE valid_to END WHERE id = ?",
+                [at_us, at_us, rel_id],
+            )
+
+        await self._tx(work, action="end_relationship")
+
     async def neighbours(
         self, entity_ids: Sequence[str], *, depth: int = 1, at: datetime | None = None
     ) -> list[Neighbour]:

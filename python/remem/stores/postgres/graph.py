@@ -231,6 +231,30 @@ class PostgresGraphStore(PostgresStore):
 
         await self._tx(work, action="supersede_relationship")
 
+    async def end_relationship(self, rel_id: str, *, at: datetime) -> None:
+        check_ids([rel_id], action="end_relationship")
+        when = check_at(at)
+
+        async def work(conn: AConn) -> None:
+            cur = await conn.execute(
+                "SELECT superseded_by FROM graph_relationships WHERE id = %s FOR UPDATE",
+                [rel_id],
+            )
+            found = await cur.fetchall()
+            if not found:
+                raise missing_entities([rel_id], action="end_relationship", what="relationship")
+            if found[0][0] is not None:
+                raise InvalidArgumentError(
+                    f"{rel_id!r} is superseded by {found[0][0]!r}; end that one instead"
+                )
+            await conn.execute(
+                "UPDATE graph_relationships SET valid_to = CASE "
+                "WHEN valid_to IS NULL OR valid_to > %s THEN %s ELSE valid_to END WHERE id = %s",
+                [when, when, rel_id],
+            )
+
+        await self._tx(work, action="end_relationship")
+
     async def neighbours(
         self, entity_ids: Sequence[str], *, depth: int = 1, at: datetime | None = None
     ) -> list[Neighbour]:

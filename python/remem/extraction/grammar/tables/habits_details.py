@@ -133,6 +133,58 @@ HEALTH: tuple[Rule, ...] = (
         "{S} has a chronic condition.",
         fixed="chronic condition",
     ),
+    # A pregnancy holds until a birth ends it: the birth is an ending of "pregnant" whose text
+    # is the news itself ("The user's baby Selam arrived."), so it never claims a pregnancy
+    # that was not told (a father's news ends nothing that was held).
+    rule(
+        "health",
+        "health",
+        f"{_PRE} {{w:num}}? weeks|months? pregnant",
+        "{S} is pregnant.",
+        fixed="pregnant",
+        event=True,
+        negated="end",
+    ),
+    rule(
+        "health",
+        "health",
+        f"{_PRE} gave|given|giving birth",
+        "{S} gave birth.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        f"{_PRE} had|welcomed the|our baby",
+        "{S} had the baby.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        "my|our new? baby|little? @baby_word {n:name} arrived|came",
+        "{Ss} baby {n} arrived.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        "my|our new? baby|little? @baby_word {n:name} is|'s here",
+        "{Ss} baby {n} is here.",
+        op=END,
+        fixed="pregnant",
+    ),
+    rule(
+        "health",
+        "health",
+        "my|our new? baby|little? @baby_word {n:name} was born",
+        "{Ss} baby {n} was born.",
+        op=END,
+        fixed="pregnant",
+    ),
 )
 
 _LIKES = "{S} likes {v}."
@@ -274,9 +326,33 @@ DATE: tuple[Rule, ...] = (
     ),
 )
 
+_NAME = "{Ss} name is {v}."
+_PRONOUNS = "{Ss} pronouns are {v}."
 IDENTITY: tuple[Rule, ...] = (
-    rule("identity", "name", "my name is|'s {v:lname}", "{Ss} name is {v}.", entity="person"),
-    rule("identity", "name", "call me {v:name} $", "{Ss} name is {v}.", entity="person"),
+    rule("identity", "name", "my? name is|'s {v:lname}", _NAME, entity="person"),
+    rule("identity", "name", "{who} 'm|am called|named {v:name}", _NAME, entity="person"),
+    rule("identity", "name", "i 'm|am {v:selfname} $", _NAME, entity="person"),
+    rule("identity", "name", "i 'm|am {v:selfname} ,", _NAME, entity="person"),
+    rule("identity", "name", "{who} go|goes by {v:name} $", _NAME, entity="person"),
+    rule("identity", "name", "call me {v:name} $", _NAME, entity="person"),
+    rule("identity", "name", "you can call me {v:name} $", _NAME, entity="person"),
+    rule(
+        "identity",
+        "name",
+        "my? everyone|everybody|people|friends|mates|family|they call|calls me {v:name} $",
+        _NAME,
+        entity="person",
+    ),
     rule("identity", "age", "{who} @be @adv* {v:num} years|yrs|yo? old? $", "{S} is {v}."),
-    rule("identity", "age", f"{_PRE} turned|turning {{v:num}} $", "{S} is {v}.", event=True),
+    rule("identity", "age", f"{_PRE} turned|turning {{v:num}} @when* $", "{S} is {v}.", event=True),
+    rule("identity", "pronouns", "my pronouns are|'re|: {v:pronouns}", _PRONOUNS),
+    rule("identity", "pronouns", "{who} use {v:pronouns} pronouns? $", _PRONOUNS),
+    rule("identity", "pronouns", "{who} go by {v:pronouns} pronouns? $", _PRONOUNS),
+    rule(
+        "identity",
+        "nationality",
+        "{who} @be @adv* a|an? {v:nationality} citizen|national? $",
+        "{S} is {v}.",
+    ),
+    rule("identity", "nationality", "{who} @be @adv* {v:nationality} ,", "{S} is {v}."),
 )

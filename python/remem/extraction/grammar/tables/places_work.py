@@ -312,7 +312,7 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} study|studies|studying {{t:phrase}}? at {{v:school}}",
+        f"{_PRE} study|studies|studying {{t:phrase}}? at {{v:cschool}}",
         _STUDIES,
         entity="org",
         negated="end",
@@ -336,6 +336,40 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
+        f"{_PRE} got|been|was|were? accepted|admitted|enrolled|enrolling|enrol|enroll "
+        "to|at|into|by|in {v:cschool}",
+        _STUDIES,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} doing a|an|my|our masters|master's|phd|doctorate|degree|ma|msc|ba|bsc|mba|pgce "
+        "{t:phrase}? at {v:cschool}",
+        _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        "{who} @be @adv* at {v:school}",
+        _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} finished|left|leaving|quit at? {{v:school}}",
+        "{S} left {v}.",
+        op=END,
+        entity="org",
+    ),
+    rule(
+        "school",
+        "school",
         f"{_PRE} started|starting|start|enrolled|enrolling|transferred|"
         "transferring|transfer at|to|in {v:school}",
         _STUDIES,
@@ -345,8 +379,8 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} a|an first|second|third|final? year? "
-        "student|freshman|sophomore|undergrad|postgrad at|in {v:school}",
+        f"{_PRE} a|an first|second|third|final? year? phd|grad|masters|mature|exchange|medical|"
+        "law|art|music? student|freshman|fresher|sophomore|undergrad|postgrad at|in {v:cschool}",
         _STUDIES,
         entity="org",
     ),
