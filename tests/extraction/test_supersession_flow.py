@@ -143,7 +143,7 @@ async def test_a_job_change_told_in_steps_leaves_the_new_employer_current(chat: 
 
 
 async def partner_edges(chat: Chat, *, at: datetime | None = None) -> list[tuple[str, str]]:
-    graph = chat.c.graph_store
+    graph = (await chat.c.settled()).graph
     names = {e.id: e.name for e in await graph.list_entities()}
     [user] = [i for i, n in names.items() if n == "user"]
     edges = await graph.relationships(user, direction="out", at=at, include_superseded=True)
@@ -162,8 +162,9 @@ async def test_a_negated_partner_ends_the_graph_edge_without_a_replacement(chat:
     assert await partner_edges(chat) == [("Sam", "closed")]
     assert await partner_edges(chat, at=chat.clock.now()) == []  # not a partner now
     assert await partner_edges(chat, at=ended - DAY) == [("Sam", "closed")]  # history kept
-    edges = await chat.c.graph_store.relationships(
-        next(e.id for e in await chat.c.graph_store.list_entities() if e.name == "user"),
+    graph = (await chat.c.settled()).graph
+    edges = await graph.relationships(
+        next(e.id for e in await graph.list_entities() if e.name == "user"),
         direction="out",
     )
     sam = next(e for e in edges if e.relation_type == "partner_of")

@@ -159,11 +159,12 @@ class MemoryConsolidator:
         """Close the edges that live endings of relation facts end (no successor)."""
         if not edges:
             return []
-        facts = await self.controller.record_store.keyed_facts(attributes=sorted(RELATIONS))
+        stores = await self.controller.settled()
+        facts = await stores.records.keyed_facts(attributes=sorted(RELATIONS))
         endings = [f for f in facts if f.metadata.get("operation") == "end"]
         planned = plan_edge_endings(edges, endings, names, RELATIONS)
         for e in planned:
-            await self.controller.graph_store.end_relationship(e.edge.id, at=e.at)
+            await stores.graph.end_relationship(e.edge.id, at=e.at)
         return [_edge_ending(e) for e in planned]
 
     # -- duplicates -------------------------------------------------------------------------------
