@@ -21,7 +21,9 @@ from remem.recovery.errors import (
     TargetNotEmptyError,
     WritersActiveError,
 )
+from remem.recovery.export_manifest import ExportManifest
 from remem.recovery.manifest import FORMAT_VERSION, EmbeddingEntry, Manifest, ParticipantEntry
+from remem.recovery.portable import export_memory, import_memory, read_export
 from remem.recovery.snapshot import restore, snapshot
 
 SUPPORTED_OPERATIONS: dict[str, frozenset[str]] = {
@@ -35,6 +37,7 @@ __all__ = [
     "SUPPORTED_OPERATIONS",
     "ChecksumMismatchError",
     "EmbeddingEntry",
+    "ExportManifest",
     "IncompatibleSnapshotError",
     "Manifest",
     "ManifestInvalidError",
@@ -42,6 +45,9 @@ __all__ = [
     "RecoveryError",
     "TargetNotEmptyError",
     "WritersActiveError",
+    "export_memory",
+    "import_memory",
+    "read_export",
     "restore",
     "snapshot",
 ]
