@@ -7,8 +7,14 @@
 * operations — :func:`snapshot`, :func:`restore` (``remem snapshot`` / ``remem restore``);
 * errors — :mod:`remem.recovery.errors`.
 
-Supported operations per backend: the embedded default supports snapshot and restore; PostgreSQL
-supports neither yet (use ``pg_dump``).
+* portable export — :func:`export_memory`, :func:`import_memory` (``remem export`` / ``remem
+  import``): JSON Lines with a manifest, from and to either backend
+  (:mod:`remem.recovery.portable`);
+* PostgreSQL — :func:`snapshot_postgres`, :func:`restore_postgres` (``remem snapshot --dsn`` /
+  ``remem restore --dsn``): a repeatable-read logical export, verified after the restore;
+* quiescence — :class:`QuiescenceToken` (:mod:`remem.recovery.quiescence`).
+
+Supported operations per backend: :data:`SUPPORTED_OPERATIONS`.
 """
 
 from __future__ import annotations
@@ -24,11 +30,12 @@ from remem.recovery.errors import (
 from remem.recovery.export_manifest import ExportManifest
 from remem.recovery.manifest import FORMAT_VERSION, EmbeddingEntry, Manifest, ParticipantEntry
 from remem.recovery.portable import export_memory, import_memory, read_export
+from remem.recovery.postgres import restore_postgres, snapshot_postgres
 from remem.recovery.snapshot import restore, snapshot
 
 SUPPORTED_OPERATIONS: dict[str, frozenset[str]] = {
-    "embedded": frozenset({"snapshot", "restore"}),
-    "postgres": frozenset(),
+    "embedded": frozenset({"snapshot", "restore", "export", "import"}),
+    "postgres": frozenset({"snapshot", "restore", "export", "import"}),
 }
 """What each backend supports, by the name ``RuntimeConfig.backend`` takes."""
 
@@ -49,5 +56,7 @@ __all__ = [
     "import_memory",
     "read_export",
     "restore",
+    "restore_postgres",
     "snapshot",
+    "snapshot_postgres",
 ]
