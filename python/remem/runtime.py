@@ -38,6 +38,7 @@ Core memory blocks persist beside the data (:class:`DuckDBBlockStore` in ``memor
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from pathlib import Path
 from types import TracebackType
@@ -51,6 +52,7 @@ from remem.failures import FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
+from remem.recovery.quiescence import GatedWrites, QuiescenceToken, quiesce, runtime_participants
 from remem.runtime_config import RuntimeConfig
 from remem.staging import CollectionManager, FileMoveJournal
 from remem.stores.episodic import EpisodicStore
@@ -100,6 +102,8 @@ class Runtime:
         self._block_store: BlockStore | None = None
         self._closers: list[Any] = []
         self.lifecycle: LifecycleManager | None = None
+        self._gated: GatedWrites | None = None
+        self._tracker: AccessTracker | None = None
         self._closed = False
 
     # -- construction -----------------------------------------------------------------------------
@@ -242,6 +246,8 @@ class Runtime:
             # The port writes the bare stores; every reader below gets them through its barrier.
             transcript, episodic = behind(transcript, writes), behind(episodic, writes)
             records, collections = behind(records, writes), behind(collections, writes)
+        # The quiescence token's write gate (rt.quiesce()); barrier and failures pass through.
+        writes = self._gated = GatedWrites(writes)
         # Closed after the controller (whose extraction drain may still remember) and before the
         # stores it writes; opening replays what a crash left journaled.
         await self._opened(writes)
@@ -266,6 +272,7 @@ class Runtime:
             writes=writes,
         )
         self._closers.append(self._controller)
+        self._tracker = tracker
         await self._attach_lifecycle(records, collections)
 
     async def _attach_lifecycle(self, records: RecordStore, collections: CollectionManager) -> None:
@@ -345,6 +352,27 @@ class Runtime:
         self._block_store = None
         if errors:
             raise errors[0]
+
+    def quiesce(
+        self, *, pause_timeout: float = 30.0
+    ) -> contextlib.AbstractAsyncContextManager[QuiescenceToken]:
+        """Hold the memory still — compaction stopped, extraction drained, writes held at the
+        gate, access counts flushed and held — for an ``async with`` block; released on every
+        path (see :mod:`remem.recovery.quiescence`)::
+
+            async with rt.quiesce() as token:
+                ...  # nothing writes the stores here
+        """
+        controller = self.controller  # StoreClosedError before start / after close
+        return quiesce(
+            runtime_participants(
+                lifecycle=self.lifecycle,
+                drain_extraction=controller.flush_extraction,
+                writes=self._gated,
+                access=self._tracker,
+            ),
+            pause_timeout=pause_timeout,
+        )
 
     # -- inspection -----------------------------------------------------------------------------
 
