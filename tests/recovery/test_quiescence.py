@@ -31,7 +31,9 @@ async def _turns(rt: Runtime, session: str) -> int:
 
 async def test_writes_wait_while_the_token_is_held(memory: Path) -> None:
     async with open_runtime(memory) as rt:
-        rt.lifecycle.start_maintenance(timedelta(hours=1))
+        lifecycle = rt.lifecycle
+        assert lifecycle is not None
+        lifecycle.start_maintenance(timedelta(hours=1))
         async with rt.quiesce() as token:
             assert token.participants == (
                 "compaction",
@@ -39,7 +41,7 @@ async def test_writes_wait_while_the_token_is_held(memory: Path) -> None:
                 "writers",
                 "access-count flushes",
             )
-            assert not rt.lifecycle.maintenance_running
+            assert not lifecycle.maintenance_running
             write = asyncio.create_task(rt.controller.record_turn("s9", "held", "back"))
             done, _ = await asyncio.wait({write}, timeout=0.3)
             assert not done, "a write went through while the memory was quiesced"
@@ -47,9 +49,9 @@ async def test_writes_wait_while_the_token_is_held(memory: Path) -> None:
         assert token.released
         await write
         assert await _turns(rt, "s9") == 1
-        assert rt.lifecycle.maintenance_running  # restarted with its interval
-        assert rt.lifecycle.maintenance_settings == (timedelta(hours=1), True)
-        await rt.lifecycle.stop_maintenance()
+        assert lifecycle.maintenance_running  # restarted with its interval
+        assert lifecycle.maintenance_settings == (timedelta(hours=1), True)
+        await lifecycle.stop_maintenance()
 
 
 async def test_released_when_the_operation_raises(memory: Path) -> None:
