@@ -20,8 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("remem.cli.chat", "talk to the companion, see what it remembers"),
     "snapshot": ("remem.cli.snapshot", "a verified snapshot of a closed memory directory"),
     "restore": ("remem.cli.restore", "restore a snapshot into a memory directory"),
-    "export": ("remem.cli.export", "a portable JSON Lines export of a memory (either backend)"),
-    "import": ("remem.cli.import_cmd", "load a `remem export` into a memory (either backend)"),
+    "export": ("remem.cli.export", "a portable JSON Lines export of a memory"),
+    "import": ("remem.cli.import_cmd", "load a `remem export` into a memory"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 

@@ -25,7 +25,7 @@ re-embeds the memories with the model the manifest names.
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "export",
-        help="a portable JSON Lines export of a memory (either backend)",
+        help="a portable JSON Lines export of a memory",
         description="Export the memory at DIR (a directory or a postgresql:// DSN) as JSON Lines "
         "with a manifest: memories with lifecycle and provenance, supersession chains, turns, "
         "entities and relationships, blocks with history, day summaries, and optionally vectors.",

@@ -24,7 +24,7 @@ which must produce the model the manifest names.
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "import",
-        help="load a `remem export` into a memory (either backend)",
+        help="load a `remem export` into a memory",
         description="Verify the export PATH and import it into --dir (a directory or a "
         "postgresql:// DSN).",
         epilog=EXAMPLES,
