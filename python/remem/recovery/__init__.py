@@ -1,18 +1,18 @@
-"""Recovery contracts: snapshot and restore of an embedded memory directory.
+"""Recovery contracts: snapshot, restore, portable export/import and quiescence.
 
 * participants — :mod:`remem.recovery.participants` (which file is what, how it is copied, the
   writer lock that makes a copy consistent);
 * the manifest — :class:`Manifest` (format version, remem version, participants with row counts
   and sha256, embedding model and dimension per collection, created_at);
 * operations — :func:`snapshot`, :func:`restore` (``remem snapshot`` / ``remem restore``);
-* errors — :mod:`remem.recovery.errors`.
-
+* errors — :mod:`remem.recovery.errors`;
 * portable export — :func:`export_memory`, :func:`import_memory` (``remem export`` / ``remem
   import``): JSON Lines with a manifest, from and to either backend
   (:mod:`remem.recovery.portable`);
 * PostgreSQL — :func:`snapshot_postgres`, :func:`restore_postgres` (``remem snapshot --dsn`` /
   ``remem restore --dsn``): a repeatable-read logical export, verified after the restore;
-* quiescence — :class:`QuiescenceToken` (:mod:`remem.recovery.quiescence`).
+* quiescence — :func:`quiesce` / :meth:`remem.Runtime.quiesce` and the
+  :class:`QuiescenceToken` they yield (:mod:`remem.recovery.quiescence`).
 
 Supported operations per backend: :data:`SUPPORTED_OPERATIONS`.
 """
@@ -31,6 +31,7 @@ from remem.recovery.export_manifest import ExportManifest
 from remem.recovery.manifest import FORMAT_VERSION, EmbeddingEntry, Manifest, ParticipantEntry
 from remem.recovery.portable import export_memory, import_memory, read_export
 from remem.recovery.postgres import restore_postgres, snapshot_postgres
+from remem.recovery.quiescence import QuiescenceToken, quiesce
 from remem.recovery.snapshot import restore, snapshot
 
 SUPPORTED_OPERATIONS: dict[str, frozenset[str]] = {
@@ -49,11 +50,13 @@ __all__ = [
     "Manifest",
     "ManifestInvalidError",
     "ParticipantEntry",
+    "QuiescenceToken",
     "RecoveryError",
     "TargetNotEmptyError",
     "WritersActiveError",
     "export_memory",
     "import_memory",
+    "quiesce",
     "read_export",
     "restore",
     "restore_postgres",
