@@ -42,7 +42,7 @@ from remem.cancel_safe import run_to_end
 from remem.failures import FailureLog
 from remem.models import MemoryRecord, TranscriptEntry
 from remem.recovery.errors import WritersActiveError
-from remem.writebehind import WritePort
+from remem.writebehind import WriteBehind, WritePort
 
 __all__ = [
     "AccessFlushPause",
@@ -131,6 +131,12 @@ class GatedWrites:
     @property
     def journaled(self) -> bool:
         return self.inner.journaled
+
+    @property
+    def journal(self) -> WriteBehind | None:
+        """The write-behind journal of the wrapped port, if it is journaled."""
+        journal = getattr(self.inner, "journal", None)
+        return journal if isinstance(journal, WriteBehind) else None
 
     async def append_turns(
         self, entries: Sequence[TranscriptEntry], *, confirm: bool = False
