@@ -42,6 +42,7 @@ Core memory blocks persist beside the data (:class:`DuckDBBlockStore` in ``memor
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from pathlib import Path
 from types import TracebackType
@@ -56,6 +57,7 @@ from remem.failures import FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
+from remem.recovery.quiescence import GatedWrites, QuiescenceToken, quiesce, runtime_participants
 from remem.runtime_config import RuntimeConfig
 from remem.staging import STAGED, CollectionManager, FileMoveJournal, StagingConfig
 from remem.staging.generation import read_generation
@@ -108,6 +110,8 @@ class Runtime:
         self._stores: Stores | None = None
         self._closers: list[Any] = []
         self.lifecycle: LifecycleManager | None = None
+        self._gated: GatedWrites | None = None
+        self._tracker: AccessTracker | None = None
         self._closed = False
 
     # -- construction -----------------------------------------------------------------------------
@@ -279,6 +283,8 @@ class Runtime:
                 direct,
                 dimension=self.embedder.dimension,
             )
+        # The quiescence token's write gate (rt.quiesce()); barrier and failures pass through.
+        writes = self._gated = GatedWrites(writes)
         # Closed after the controller (whose extraction drain may still remember) and before the
         # stores it writes; opening replays what a crash left journaled. Every reader below
         # awaits its barrier before reading (no store is wrapped).
@@ -302,6 +308,7 @@ class Runtime:
             clock=self.clock,
         )
         self._closers.append(self._controller)
+        self._tracker = tracker
         await self._attach_lifecycle(records, collections, writes)
 
     async def _attach_lifecycle(
@@ -350,6 +357,27 @@ class Runtime:
         self._stores = None
         if errors:
             raise errors[0]
+
+    def quiesce(
+        self, *, pause_timeout: float = 30.0
+    ) -> contextlib.AbstractAsyncContextManager[QuiescenceToken]:
+        """Hold the memory still — compaction stopped, extraction drained, writes held at the
+        gate, access counts flushed and held — for an ``async with`` block; released on every
+        path (see :mod:`remem.recovery.quiescence`)::
+
+            async with rt.quiesce() as token:
+                ...  # nothing writes the stores here
+        """
+        controller = self.controller  # StoreClosedError before start / after close
+        return quiesce(
+            runtime_participants(
+                lifecycle=self.lifecycle,
+                drain_extraction=controller.flush_extraction,
+                writes=self._gated,
+                access=self._tracker,
+            ),
+            pause_timeout=pause_timeout,
+        )
 
     # -- inspection -----------------------------------------------------------------------------
 

@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("remem.cli.migrate", "preview (or --execute) schema migrations"),
     "reset": ("remem.cli.reset", "start over with an empty memory (asks, or --yes)"),
     "reembed": ("remem.cli.reembed", "re-embed every memory with another model, validated"),
+    "export": ("remem.cli.export", "a portable JSON Lines export of a memory"),
+    "import": ("remem.cli.import_cmd", "load a `remem export` into a memory"),
 }
 """Subcommand → (module with ``add_parser``, help shown by ``remem --help``)."""
 

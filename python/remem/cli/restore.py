@@ -13,6 +13,7 @@ EXAMPLES = """\
 examples:
   remem restore ./backups/memory-2026-12-02 --dir ./memory-copy
   remem restore ./backups/memory-2026-12-02 --dir ./memory --force   # replaces ./memory
+  remem restore ./backups/pg-2026-12-02 --dsn postgresql://me@db.example/remem --force
 
 Every checksum is verified before --dir is touched; a non-empty --dir is refused without
 --force, and with --force it is replaced only once the restored copy verifies.
@@ -33,13 +34,23 @@ def add_parser(sub: Any) -> None:
         "--dir", type=Path, default=Path("./memory"), help="the memory directory (./memory)"
     )
     parser.add_argument("--force", action="store_true", help="replace what a non-empty --dir holds")
+    parser.add_argument(
+        "--dsn", help="restore a `remem snapshot --dsn` into the PostgreSQL memory at this DSN"
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from remem.recovery import restore
+    from remem.recovery import restore, restore_postgres
 
     try:
+        if args.dsn:
+            pg = restore_postgres(args.snapshot, args.dsn, force=args.force)
+            print(
+                f"restored {args.snapshot} ({pg.created_at}, remem {pg.remem_version}) into "
+                f"PostgreSQL: {sum(f.rows for f in pg.files):,} rows verified"
+            )
+            return 0
         manifest = restore(args.snapshot, args.dir, force=args.force)
     except RememError as exc:
         print(f"remem restore: error: {exc}", file=sys.stderr)

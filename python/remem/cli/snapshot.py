@@ -13,6 +13,7 @@ EXAMPLES = """\
 examples:
   remem snapshot --dir ./memory ./backups/memory-2026-12-02
   remem restore ./backups/memory-2026-12-02 --dir ./memory-copy
+  remem snapshot --dsn postgresql://me@db.example/remem ./backups/pg-2026-12-02
 
 The memory must be closed (no Runtime open on it): a live one is refused with "writers active".
 OUT must not exist; it appears only once every copy and checksum is verified (manifest.json).
@@ -32,13 +33,25 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--dir", type=Path, default=Path("./memory"), help="the memory directory (./memory)"
     )
+    parser.add_argument(
+        "--dsn",
+        help="snapshot the PostgreSQL memory at this postgresql:// DSN instead of --dir "
+        "(one repeatable-read transaction)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from remem.recovery import snapshot
+    from remem.recovery import snapshot, snapshot_postgres
 
     try:
+        if args.dsn:
+            pg = snapshot_postgres(args.dsn, args.out)
+            rows = sum(f.rows for f in pg.files)
+            print(
+                f"snapshot {args.out}: PostgreSQL, {len(pg.files)} files, {rows:,} rows, verified"
+            )
+            return 0
         manifest = snapshot(args.dir, args.out)
     except RememError as exc:
         print(f"remem snapshot: error: {exc}", file=sys.stderr)

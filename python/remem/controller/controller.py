@@ -81,7 +81,7 @@ from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore, check_session_id
 from remem.stores.vector import VectorStore, Where
-from remem.writebehind import JournaledWrites, WriteBehind, WritePort
+from remem.writebehind import WriteBehind, WritePort
 
 
 class MemoryController:
@@ -206,7 +206,9 @@ class MemoryController:
     @property
     def write_behind(self) -> WriteBehind | None:
         """The write-behind journal, when the write port is journaled."""
-        return self.writes.journal if isinstance(self.writes, JournaledWrites) else None
+        # Through a wrapper too (the Runtime's quiescence gate exposes the journal it wraps).
+        journal = getattr(self.writes, "journal", None)
+        return journal if isinstance(journal, WriteBehind) else None
 
     # -- lifecycle ------------------------------------------------------------------------------
 

@@ -25,9 +25,10 @@ longer exists keeps failing; drop it with :meth:`discard`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -158,6 +159,14 @@ class AccessTracker:
             self._failures.append(FlushFailure("records", at, exc, len(self._record_ids)))
             return exc
         return None
+
+    @contextlib.asynccontextmanager
+    async def hold_flushes(self) -> AsyncIterator[None]:
+        """Flush what is pending, then hold every further flush back until the block ends
+        (``note`` keeps counting; a flush it triggers waits). The quiescence token uses it."""
+        await self.flush()
+        async with self._lock:
+            yield
 
     async def aclose(self) -> None:
         """Flush and close; idempotent. Raises if the final flush fails (counts stay visible)."""

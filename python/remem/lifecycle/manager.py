@@ -94,6 +94,7 @@ class LifecycleManager(StoreLifecycle):
         self._open_lock = asyncio.Lock()
         self._executed: set[str] = set()
         self._maintenance = MaintenanceLoop(self.clock, sleeper)
+        self._maintenance_settings: tuple[timedelta, bool] | None = None
         self.recovered_plans = 0
         """Interrupted plans rolled forward by this manager (on open, execute or recover)."""
         self.last_report: ExecutionReport | None = None
@@ -285,10 +286,17 @@ class LifecycleManager(StoreLifecycle):
         """
         self._check_open()
         self._maintenance.start(interval, lambda: self._maintenance_cycle(execute))
+        self._maintenance_settings = (interval, execute)
 
     async def stop_maintenance(self) -> None:
         """Stop the maintenance task (a running cycle finishes first) and wait for it."""
         await self._maintenance.stop()
+
+    @property
+    def maintenance_settings(self) -> tuple[timedelta, bool] | None:
+        """``(interval, execute)`` of the last :meth:`start_maintenance` (None before any); the
+        quiescence token restarts the loop with them."""
+        return self._maintenance_settings
 
     @property
     def maintenance_running(self) -> bool:

@@ -1,0 +1,188 @@
+"""The manifest of a portable export: written last, read and verified first.
+
+``manifest.json`` lists every JSON Lines file with its row count, size and sha256, the vector
+collections (model, dimension, metric, items), the scopes present (namespaces and sessions),
+the backend it came from, the remem version and the creation time::
+
+    manifest = ExportManifest.read(Path("memory.export"))
+    manifest.verify(Path("memory.export"))     # ChecksumMismatchError on any difference
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from remem.recovery.errors import (
+    ChecksumMismatchError,
+    IncompatibleSnapshotError,
+    ManifestInvalidError,
+)
+from remem.recovery.manifest import MANIFEST_NAME, sha256_file
+
+EXPORT_FORMAT = "remem-export"
+EXPORT_FORMAT_VERSION = 1
+"""Bumped when the portable layout changes; import refuses any other version."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    """One JSON Lines file of the export."""
+
+    path: str
+    """Relative to the export directory: ``tables/<table>.jsonl`` or ``vectors/<n>.jsonl``."""
+    rows: int
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExportCollection:
+    """A vector collection: its identity, and the file holding its items (when exported)."""
+
+    name: str
+    model: str
+    dimension: int
+    metric: str
+    items: int
+    path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scopes:
+    namespaces: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExportManifest:
+    remem_version: str
+    created_at: str
+    """ISO 8601, UTC."""
+    source: str
+    """The backend exported: ``embedded`` or ``postgres``."""
+    vectors: bool
+    """Whether the vectors were exported (else an import re-embeds)."""
+    files: tuple[ExportFile, ...]
+    collections: tuple[ExportCollection, ...]
+    scopes: Scopes = field(default_factory=Scopes)
+    format_version: int = EXPORT_FORMAT_VERSION
+
+    def file(self, path: str) -> ExportFile:
+        for entry in self.files:
+            if entry.path == path:
+                return entry
+        raise ManifestInvalidError(f"the export manifest does not list {path!r}; it is damaged")
+
+    def to_json(self) -> str:
+        body: dict[str, Any] = {"format": EXPORT_FORMAT, **asdict(self)}
+        return json.dumps(body, indent=2, sort_keys=True) + "\n"
+
+    def write(self, directory: Path) -> None:
+        """Write ``manifest.json`` durably (temporary file, fsync, rename)."""
+        tmp = directory / (MANIFEST_NAME + ".tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(self.to_json())
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(directory / MANIFEST_NAME)
+
+    @classmethod
+    def read(cls, directory: Path) -> ExportManifest:
+        """The manifest of the export in ``directory`` (ManifestInvalidError if none or bad)."""
+        file = directory / MANIFEST_NAME
+        try:
+            raw = json.loads(file.read_text(encoding="utf-8"))
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise ManifestInvalidError(
+                f"{str(directory)!r} has no {MANIFEST_NAME}, so it is not a complete export; "
+                "pass the directory `remem export` wrote"
+            ) from exc
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ManifestInvalidError(
+                f"{file} cannot be read as JSON ({exc}); the export is damaged, use another"
+            ) from exc
+        return cls.from_dict(raw, file)
+
+    @classmethod
+    def from_dict(cls, raw: object, origin: Path) -> ExportManifest:
+        if not isinstance(raw, dict) or raw.get("format") != EXPORT_FORMAT:
+            raise ManifestInvalidError(
+                f'{origin} is not a remem export manifest (no "format": {EXPORT_FORMAT!r})'
+            )
+        version = raw.get("format_version")
+        if version != EXPORT_FORMAT_VERSION:
+            raise IncompatibleSnapshotError(
+                f"{origin} has export format version {version!r}; this remem reads version "
+                f"{EXPORT_FORMAT_VERSION} — import it with the remem version that wrote it "
+                f"({raw.get('remem_version')!r})"
+            )
+        try:
+            files = tuple(
+                ExportFile(str(f["path"]), int(f["rows"]), int(f["bytes"]), str(f["sha256"]))
+                for f in raw["files"]
+            )
+            collections = tuple(
+                ExportCollection(
+                    name=str(c["name"]),
+                    model=str(c["model"]),
+                    dimension=int(c["dimension"]),
+                    metric=str(c["metric"]),
+                    items=int(c["items"]),
+                    path=None if c.get("path") is None else str(c["path"]),
+                )
+                for c in raw["collections"]
+            )
+            scopes = Scopes(
+                namespaces=tuple(str(n) for n in raw["scopes"]["namespaces"]),
+                sessions=tuple(str(s) for s in raw["scopes"]["sessions"]),
+            )
+            manifest = cls(
+                remem_version=str(raw["remem_version"]),
+                created_at=str(raw["created_at"]),
+                source=str(raw["source"]),
+                vectors=bool(raw["vectors"]),
+                files=files,
+                collections=collections,
+                scopes=scopes,
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise ManifestInvalidError(
+                f"{origin} lacks or mistypes a field ({exc!r}); the export is damaged, use another"
+            ) from exc
+        for entry in files:
+            rel = Path(entry.path)
+            if rel.is_absolute() or ".." in rel.parts or entry.path == MANIFEST_NAME:
+                raise ManifestInvalidError(
+                    f"{origin} names a file outside the export ({entry.path!r}); refusing it"
+                )
+        return manifest
+
+    def verify(self, directory: Path) -> None:
+        """Check that ``directory`` holds exactly the listed files with their sha256."""
+        listed = {entry.path for entry in self.files}
+        present = {
+            p.relative_to(directory).as_posix()
+            for p in directory.rglob("*")
+            if p.is_file() and p.name != MANIFEST_NAME
+        }
+        if missing := sorted(listed - present):
+            raise ChecksumMismatchError(
+                f"export {str(directory)!r} lacks {missing}; it is incomplete, use another"
+            )
+        if extra := sorted(present - listed):
+            raise ChecksumMismatchError(
+                f"export {str(directory)!r} holds files its manifest does not list ({extra}); "
+                "it was modified after it was written, use another"
+            )
+        for entry in self.files:
+            actual = sha256_file(directory / entry.path)
+            if actual != entry.sha256:
+                raise ChecksumMismatchError(
+                    f"{entry.path} in export {str(directory)!r} has sha256 {actual[:12]}…, the "
+                    f"manifest says {entry.sha256[:12]}…; the file was altered or damaged, "
+                    "use another export"
+                )
