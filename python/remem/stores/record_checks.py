@@ -145,6 +145,7 @@ def check_key_values(values: Sequence[str] | None, field: str) -> list[str] | No
     for value in out:
         if not isinstance(value, str) or not value:
             raise InvalidArgumentError(f"{field} must hold non-empty strings, got {value!r}")
+        check_text(value, field=field)
     return out
 
 

@@ -16,12 +16,14 @@ from typing import ClassVar
 from remem.blocks.commit_checks import check_commit, check_key, check_limit_arg, check_namespace
 from remem.blocks.edits import BlockChange
 from remem.blocks.store import BlockHistoryEntry, StoredBlock
-from remem.errors import BlockConflictError
+from remem.errors import BlockConflictError, InvalidArgumentError
 from remem.stores.base.records import Params, Row
 from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.sql.dialect import SqlDialect
 
 _NO_LIMIT = 2**62
+"""``history`` without a limit (or with a larger one) reads at most this many rows: both
+backends' LIMIT is a 64-bit integer."""
 
 
 def conflict_error(label: str, current: int, expected: int) -> BlockConflictError:
@@ -81,6 +83,12 @@ class BlockStoreBase(StoreLifecycle, ABC):
         actor: str,
         at: datetime,
     ) -> StoredBlock:
+        for name, value in (("entries", entries), ("changes", changes)):
+            if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+                raise InvalidArgumentError(
+                    f"commit: {name} must be a sequence, got {type(value).__name__}; "
+                    "edit the block through CoreMemoryBlock"
+                )
         stored = check_commit(namespace, label, entries, changes, expected_revision, actor, at)
         return await self._commit(
             namespace,
@@ -104,7 +112,7 @@ class BlockStoreBase(StoreLifecycle, ABC):
             "size_before, size_after "
             f"FROM core_block_history WHERE namespace = {p} AND label = {p} "
             f"ORDER BY revision DESC, seq DESC LIMIT {p}",
-            [namespace, label, limit if limit is not None else _NO_LIMIT],
+            [namespace, label, _NO_LIMIT if limit is None else min(limit, _NO_LIMIT)],
             action="read block history",
         )
         return [

@@ -23,6 +23,7 @@ from remem.stores.graph_checks import (
     check_depth,
     check_direction,
     check_name,
+    check_required_at,
     missing_entities,
 )
 from remem.stores.graph_rows import (
@@ -35,6 +36,7 @@ from remem.stores.graph_rows import (
     row_to_relationship,
 )
 from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.record_checks import check_namespace
 from remem.stores.record_rows import check_ids, duplicates
 from remem.stores.sql.dialect import SqlDialect
 
@@ -128,6 +130,7 @@ class GraphStoreBase(StoreLifecycle, ABC):
 
     async def find_entities(self, name: str, *, namespace: str | None = None) -> list[Entity]:
         key = normalise_name(check_name(name))
+        namespace = check_namespace(namespace)
         if not key:
             return []
         d = self.dialect
@@ -144,6 +147,7 @@ class GraphStoreBase(StoreLifecycle, ABC):
         return [row_to_entity(r) for r in await self._rows(sql, params, action="find_entities")]
 
     async def list_entities(self, *, namespace: str | None = None) -> list[Entity]:
+        namespace = check_namespace(namespace)
         d = self.dialect
         where = f"WHERE namespace = {d.placeholder}" if namespace is not None else ""
         params = [namespace] if namespace is not None else []
@@ -194,9 +198,7 @@ class GraphStoreBase(StoreLifecycle, ABC):
         check_ids([old_id, new_id], action="supersede_relationship")
         if old_id == new_id:
             raise InvalidArgumentError(f"{old_id!r} cannot supersede itself; pass a different id")
-        when = check_at(at)
-        assert when is not None  # check_at of a datetime
-        await self._supersede_relationship(old_id, new_id, when)
+        await self._supersede_relationship(old_id, new_id, check_required_at(at))
 
     async def neighbours(
         self, entity_ids: Sequence[str], *, depth: int = 1, at: datetime | None = None
