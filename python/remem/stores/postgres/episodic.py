@@ -13,6 +13,7 @@ from psycopg.types.json import Json
 
 from remem.errors import ConfigError, DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
+from remem.stores.base.episodic import EpisodicStoreBase
 from remem.stores.episodic import (
     NoteInput,
     check_note,
@@ -23,7 +24,6 @@ from remem.stores.episodic import (
     load_timezone,
     turn_text,
 )
-from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
 from remem.stores.postgres.migrations import Migration
@@ -83,7 +83,7 @@ _COLUMNS = (
 _Row = tuple[Any, ...]
 
 
-class PostgresEpisodicStore(StoreLifecycle):
+class PostgresEpisodicStore(EpisodicStoreBase):
     """Episodic search in the PostgreSQL database at ``dsn`` (tables ``remem_episodes``,
     ``remem_day_summaries``).
 

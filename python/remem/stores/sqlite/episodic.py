@@ -11,6 +11,7 @@ from typing import Literal
 
 from remem.errors import ConfigError
 from remem.models import DaySummary, EpisodicHit, TranscriptEntry
+from remem.stores.base.episodic import EpisodicStoreBase
 from remem.stores.episodic import (
     NoteInput,
     check_note,
@@ -19,7 +20,6 @@ from remem.stores.episodic import (
     group_by_day,
     load_timezone,
 )
-from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 from remem.stores.sqlite.day_summaries import (
     PUT_SUMMARY_SQL,
@@ -44,7 +44,7 @@ from remem.stores.transcript import check_entries, check_session_id
 SearchIndex = Literal["memory", "fts5"]
 
 
-class SQLiteEpisodicStore(StoreLifecycle):
+class SQLiteEpisodicStore(EpisodicStoreBase):
     """Episodic search in the SQLite file at ``path`` (created if missing), in WAL mode.
 
     Decision: its own file, next to the transcript's (the embedded default is one directory
