@@ -25,7 +25,7 @@ from remem.models import DaySummary, EpisodeKind, TranscriptEntry
 from remem.stores import EpisodicStore
 from remem.stores.episodic import NoteInput
 from remem.stores.postgres.episodic import PostgresEpisodicStore
-from remem.stores.search_text import MAX_INDEXED_CHARS
+from remem.stores.shared.search_text import MAX_INDEXED_CHARS
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)

@@ -28,7 +28,7 @@ class EpisodicStore(Protocol):
     name, default UTC), so a turn at 23:59 and one at 00:01 fall on different days.
 
     Details every backend shares (checked by the parity suite):
-    - text is normalised by :mod:`remem.stores.search_text` (accents folded, CJK bigrams) and
+    - text is normalised by :mod:`remem.stores.shared.search_text` (accents folded, CJK bigrams) and
       the query's words are ORed; scores are backend-specific in scale (bm25 vs ts_rank_cd), only
       their order is comparable;
     - ``since`` is inclusive and ``until`` exclusive; both must be timezone-aware;

@@ -17,8 +17,8 @@ from remem.blocks.commit_checks import check_commit, check_key, check_limit_arg,
 from remem.blocks.edits import BlockChange
 from remem.blocks.store import BlockHistoryEntry, StoredBlock
 from remem.errors import BlockConflictError, InvalidArgumentError
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.base.records import Params, Row
-from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.sql.dialect import SqlDialect
 
 _NO_LIMIT = 2**62

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from remem.models import EpisodicHit
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.episodic import check_search
-from remem.stores.lifecycle import StoreLifecycle
 
 
 class EpisodicStoreBase(StoreLifecycle, ABC):

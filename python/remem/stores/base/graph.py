@@ -15,9 +15,10 @@ from typing import ClassVar, Literal
 
 from remem.errors import DuplicateIdError, InvalidArgumentError
 from remem.models import Entity, Relationship
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.base.records import Params, Row, refuse_supersede, supersede_sql
 from remem.stores.graph import Neighbour
-from remem.stores.graph_checks import (
+from remem.stores.shared.graph_checks import (
     check_at,
     check_counts,
     check_depth,
@@ -26,7 +27,7 @@ from remem.stores.graph_checks import (
     check_required_at,
     missing_entities,
 )
-from remem.stores.graph_rows import (
+from remem.stores.shared.graph_rows import (
     ENTITY_COLUMNS,
     RELATIONSHIP_COLUMNS,
     alias_rows,
@@ -35,9 +36,8 @@ from remem.stores.graph_rows import (
     row_to_entity,
     row_to_relationship,
 )
-from remem.stores.lifecycle import StoreLifecycle
-from remem.stores.record_checks import check_namespace
-from remem.stores.record_rows import check_ids, duplicates
+from remem.stores.shared.record_checks import check_namespace
+from remem.stores.shared.record_rows import check_ids, duplicates
 from remem.stores.sql.dialect import SqlDialect
 
 E_COLS = ", ".join(ENTITY_COLUMNS)

@@ -16,8 +16,9 @@ from typing import Any, ClassVar
 
 from remem.errors import DuplicateIdError, InvalidArgumentError
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
-from remem.stores.lifecycle import StoreLifecycle
-from remem.stores.record_checks import (
+from remem.stores.base.lifecycle import StoreLifecycle
+from remem.stores.records import LifecycleColumns
+from remem.stores.shared.record_checks import (
     check_accesses,
     check_namespace,
     check_supersede,
@@ -29,14 +30,13 @@ from remem.stores.record_checks import (
     record_filter,
     stage_values,
 )
-from remem.stores.record_rows import (
+from remem.stores.shared.record_rows import (
     RECORD_COLUMNS,
     check_ids,
     check_records,
     duplicates,
     row_to_record,
 )
-from remem.stores.records import LifecycleColumns
 from remem.stores.sql.dialect import SqlDialect
 
 Row = tuple[Any, ...]

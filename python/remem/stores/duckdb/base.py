@@ -6,13 +6,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from remem.stores.base.lifecycle import StoreLifecycle, StoreState
 from remem.stores.duckdb.database import (
     DEFAULT_LOCK_TIMEOUT,
     Conn,
     DuckDBDatabase,
     raise_wrapped,
 )
-from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.sql.dialect import DUCKDB, SqlDialect
 
 T = TypeVar("T")

@@ -25,7 +25,7 @@ from remem.stores.base.blocks import BlockStoreBase, conflict_error
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn
 from remem.stores.duckdb.schema import BOOTSTRAP
-from remem.stores.record_rows import decode_required, to_micros
+from remem.stores.shared.record_rows import decode_required, to_micros
 
 COMPONENT = "duckdb-blocks"
 

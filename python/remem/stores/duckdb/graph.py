@@ -22,8 +22,8 @@ from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn, objects, register_rows
 from remem.stores.duckdb.schema import ENTITY_TYPES, RELATIONSHIP_TYPES
 from remem.stores.graph import Neighbour
-from remem.stores.graph_checks import missing_entities
-from remem.stores.graph_rows import (
+from remem.stores.shared.graph_checks import missing_entities
+from remem.stores.shared.graph_rows import (
     ENTITY_COLUMNS,
     ENTITY_TIME_COLUMNS,
     RELATIONSHIP_COLUMNS,
@@ -32,7 +32,7 @@ from remem.stores.graph_rows import (
     relationship_to_row,
     row_to_entity,
 )
-from remem.stores.record_rows import to_micros
+from remem.stores.shared.record_rows import to_micros
 from remem.stores.sql.dialect import DUCKDB
 
 _E_TIME = [i for i, c in enumerate(ENTITY_COLUMNS) if c in ENTITY_TIME_COLUMNS]

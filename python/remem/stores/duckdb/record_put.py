@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from remem.stores.base.records import refuse_existing
 from remem.stores.duckdb.database import Conn
-from remem.stores.record_rows import RECORD_COLUMNS
+from remem.stores.shared.record_rows import RECORD_COLUMNS
 
 BOUND_ROWS = 8
 """Up to this many rows, ``put`` binds parameters instead of registering a numpy view."""

@@ -23,8 +23,9 @@ from remem.stores.duckdb.record_put import BOUND_ROWS, put_bound
 from remem.stores.duckdb.record_reads import newest_live_rows, rows_by_id
 from remem.stores.duckdb.row_cache import Row
 from remem.stores.duckdb.schema import RECORD_TYPES
-from remem.stores.record_checks import missing_error
-from remem.stores.record_rows import (
+from remem.stores.records import LifecycleColumns
+from remem.stores.shared.record_checks import missing_error
+from remem.stores.shared.record_rows import (
     LIFECYCLE_COLUMNS,
     RECORD_COLUMNS,
     TIME_COLUMNS,
@@ -32,7 +33,6 @@ from remem.stores.record_rows import (
     record_to_row,
     to_micros,
 )
-from remem.stores.records import LifecycleColumns
 from remem.stores.sql.dialect import DUCKDB
 
 _TIME_IDX = [i for i, c in enumerate(RECORD_COLUMNS) if c in TIME_COLUMNS]

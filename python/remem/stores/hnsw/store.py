@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from remem.errors import BackendError, DuplicateIdError, NotFoundError
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.filters import Filter, parse_where
 from remem.stores.hnsw import index_file, results
 from remem.stores.hnsw.config import HnswConfig
@@ -20,7 +21,7 @@ from remem.stores.hnsw.index_search import Finish, approximate, exact
 from remem.stores.hnsw.loaded import Loaded
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import VectorTables
-from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.shared.worker import BlockingWorker
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
@@ -31,7 +32,6 @@ from remem.stores.vector_input import (
     prepare_batch,
     prepare_queries,
 )
-from remem.stores.worker import BlockingWorker
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -9,7 +9,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import InvalidArgumentError
-from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import open_pool, raise_backend
 from remem.stores.postgres.migrations import Migration, migrate
 from remem.stores.sql.dialect import POSTGRES, SqlDialect

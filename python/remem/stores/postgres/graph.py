@@ -17,16 +17,16 @@ from remem.stores.base.graph import (
     valid_at_sql,
 )
 from remem.stores.graph import Neighbour
-from remem.stores.graph_checks import missing_entities
-from remem.stores.graph_rows import (
+from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_ids
+from remem.stores.postgres.schema import GRAPH_MIGRATIONS
+from remem.stores.shared.graph_checks import missing_entities
+from remem.stores.shared.graph_rows import (
     ENTITY_COLUMNS,
     RELATIONSHIP_COLUMNS,
     entity_to_row,
     relationship_to_row,
     row_to_entity,
 )
-from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_ids
-from remem.stores.postgres.schema import GRAPH_MIGRATIONS
 from remem.stores.sql.dialect import POSTGRES
 
 _SUPERSEDE_READ, _SUPERSEDE_UPDATE = relationship_supersede_sql(POSTGRES)

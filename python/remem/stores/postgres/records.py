@@ -21,14 +21,14 @@ from remem.stores.base.records import (
 )
 from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_ids
 from remem.stores.postgres.schema import GRAPH_MIGRATIONS, RECORD_MIGRATIONS
-from remem.stores.record_checks import missing_error
-from remem.stores.record_rows import (
+from remem.stores.records import LifecycleColumns
+from remem.stores.shared.record_checks import missing_error
+from remem.stores.shared.record_rows import (
     LIFECYCLE_COLUMNS,
     RECORD_COLUMNS,
     lifecycle_values,
     record_to_row,
 )
-from remem.stores.records import LifecycleColumns
 from remem.stores.sql.dialect import POSTGRES
 
 _SUPERSEDE_READ, _SUPERSEDE_UPDATE = supersede_sql(POSTGRES, "memory_records")

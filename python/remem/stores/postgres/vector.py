@@ -14,9 +14,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import DuplicateIdError, NotFoundError, shown
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
-from remem.stores.filter_sql import compile_postgres
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.filters import Filter, parse_where
-from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import open_pool, raise_backend
 from remem.stores.postgres.migrations import migrate
 from remem.stores.postgres.vector_copy import copy_payload, vector_text
@@ -26,6 +25,7 @@ from remem.stores.postgres.vector_schema import (
     PgCollection,
     PgVectorConfig,
 )
+from remem.stores.shared.filter_sql import compile_postgres
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,

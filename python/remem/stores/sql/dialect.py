@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from remem.stores.record_rows import decode_required, to_micros
+from remem.stores.shared.record_rows import decode_required, to_micros
 
 
 def _utc(value: object) -> datetime:

@@ -8,7 +8,7 @@ from typing import Any
 from remem.errors import DuplicateIdError
 from remem.models import EpisodeKind, TranscriptEntry
 from remem.stores.episodic import NoteInput, turn_text
-from remem.stores.search_text import FullTextConfig
+from remem.stores.shared.search_text import FullTextConfig
 from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
 from remem.stores.sqlite.episodic_schema import COLUMNS
 

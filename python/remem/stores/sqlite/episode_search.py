@@ -9,7 +9,7 @@ from typing import Any
 from remem.models import EpisodeKind, EpisodicHit
 from remem.models.base import trusted
 from remem.stores.episodic import check_search
-from remem.stores.search_text import FullTextConfig, fts5_match
+from remem.stores.shared.search_text import FullTextConfig, fts5_match
 from remem.stores.sqlite.codec import from_micros, load_metadata, to_micros
 from remem.stores.sqlite.episode_index import EpisodeQuery
 from remem.stores.transcript import check_session_id

@@ -20,7 +20,7 @@ from remem.stores.episodic import (
     group_by_day,
     load_timezone,
 )
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 from remem.stores.sqlite.day_summaries import (
     PUT_SUMMARY_SQL,
     SUMMARIES_SQL,
@@ -51,7 +51,7 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
     holding ``transcript.db`` and ``episodic.db``), so indexing never holds the write lock that
     transcript appends wait on. Tables are prefixed, so sharing one file also works.
 
-    Search: full text over :func:`remem.stores.search_text.search_text` (accents folded, CJK
+    Search: full text over :func:`remem.stores.shared.search_text.search_text` (accents folded, CJK
     bigrams), ranked by FTS5's bm25 (``score = -bm25``, higher is better), then newest first,
     then by id. The FTS5 table (``unicode61`` tokenizer) is the durable index, kept by a
     trigger. With ``search_index="memory"`` (the default) queries are answered by an in-memory
@@ -64,7 +64,7 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
     ``"fts5"`` queries the FTS5 table directly, as before. Days group turns in ``timezone`` (an
     IANA name).
 
-    Normalisation: ``full_text`` (:class:`~remem.stores.search_text.FullTextConfig`: the
+    Normalisation: ``full_text`` (:class:`~remem.stores.shared.search_text.FullTextConfig`: the
     stemming language, English by default, and the query stop words). A file whose index was
     built with another normalisation (an older remem, another language) is re-indexed from its
     stored texts when it is opened (:mod:`~remem.stores.sqlite.search_identity`).

@@ -22,7 +22,7 @@ SCHEMA = (
     )""",
     """CREATE UNIQUE INDEX IF NOT EXISTS episodic_items_turn
         ON episodic_items (session_id, turn_number) WHERE kind = 'turn'""",
-    # External-content FTS5 over the normalised search_text (see remem.stores.search_text);
+    # External-content FTS5 over the normalised search_text (see remem.stores.shared.search_text);
     # unicode61 then only splits on non-word characters; bm25 ranks.
     """CREATE VIRTUAL TABLE IF NOT EXISTS episodic_fts USING fts5(
         search_text, content='episodic_items', content_rowid='seq',

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from remem.errors import InvalidArgumentError, NotFoundError, shown
 from remem.models import check_text
-from remem.stores.record_rows import check_ids, check_time
+from remem.stores.shared.record_rows import check_ids, check_time
 
 DIRECTIONS = ("out", "in", "both")
 MAX_COUNT = 2**62
