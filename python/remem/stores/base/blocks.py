@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -34,6 +35,34 @@ def conflict_error(label: str, current: int, expected: int) -> BlockConflictErro
     )
 
 
+@dataclass(frozen=True, slots=True)
+class BlockCommit:
+    """A checked ``commit``: store ``entries`` as ``revision`` if the stored one is
+    ``expected_revision``, and append one history row per change."""
+
+    namespace: str
+    label: str
+    entries: tuple[str, ...]
+    changes: Sequence[BlockChange]
+    expected_revision: int
+    actor: str
+    at: datetime
+
+    @property
+    def revision(self) -> int:
+        return self.expected_revision + 1
+
+    def history_rows(self, at: object) -> list[tuple[object, ...]]:
+        """The ``core_block_history`` rows, with the time as the backend stores it."""
+        return [
+            (
+                *(self.namespace, self.label, self.revision, seq, at, self.actor),
+                *(c.op, c.before, c.after, c.size_before, c.size_after),
+            )
+            for seq, c in enumerate(self.changes)
+        ]
+
+
 class BlockStoreBase(StoreLifecycle, ABC):
     """Implements :class:`~remem.blocks.store.BlockStore` over ``_rows`` and ``_commit``."""
 
@@ -43,18 +72,8 @@ class BlockStoreBase(StoreLifecycle, ABC):
     async def _rows(self, sql: str, params: Params, *, action: str) -> list[Row]: ...
 
     @abstractmethod
-    async def _commit(
-        self,
-        namespace: str,
-        label: str,
-        entries: tuple[str, ...],
-        changes: Sequence[BlockChange],
-        *,
-        expected_revision: int,
-        actor: str,
-        at: datetime,
-    ) -> StoredBlock:
-        """Store checked ``entries`` as ``expected_revision + 1`` (see BlockStore.commit)."""
+    async def _commit(self, commit: BlockCommit) -> StoredBlock:
+        """Apply a checked commit in one transaction (see BlockStore.commit)."""
 
     async def load(self, namespace: str, label: str) -> StoredBlock | None:
         check_key(namespace, label)
@@ -91,13 +110,7 @@ class BlockStoreBase(StoreLifecycle, ABC):
                 )
         stored = check_commit(namespace, label, entries, changes, expected_revision, actor, at)
         return await self._commit(
-            namespace,
-            label,
-            stored,
-            changes,
-            expected_revision=expected_revision,
-            actor=actor,
-            at=at,
+            BlockCommit(namespace, label, stored, changes, expected_revision, actor, at)
         )
 
     async def history(

@@ -15,13 +15,9 @@ that honours fsync); an interrupted commit leaves nothing behind.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-
-from remem.blocks.edits import BlockChange
 from remem.blocks.store import StoredBlock
 from remem.errors import BackendError
-from remem.stores.base.blocks import BlockStoreBase, conflict_error
+from remem.stores.base.blocks import BlockCommit, BlockStoreBase, conflict_error
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn
 from remem.stores.duckdb.schema import BOOTSTRAP
@@ -102,27 +98,11 @@ class DuckDBBlockStore(DuckDBStore, BlockStoreBase):
                 raise
             raise BackendError(f"migrating the DuckDB blocks schema failed: {exc}") from exc
 
-    async def _commit(
-        self,
-        namespace: str,
-        label: str,
-        entries: tuple[str, ...],
-        changes: Sequence[BlockChange],
-        *,
-        expected_revision: int,
-        actor: str,
-        at: datetime,
-    ) -> StoredBlock:
-        stored = entries
+    async def _commit(self, commit: BlockCommit) -> StoredBlock:
+        namespace, label, stored, at = commit.namespace, commit.label, commit.entries, commit.at
+        expected_revision, revision = commit.expected_revision, commit.revision
         at_us = to_micros(at)
-        revision = expected_revision + 1
-        history = [
-            [
-                *(namespace, label, revision, seq, at_us, actor),
-                *(c.op, c.before, c.after, c.size_before, c.size_after),
-            ]
-            for seq, c in enumerate(changes)
-        ]
+        history = commit.history_rows(at_us)
 
         def work(conn: Conn) -> StoredBlock:
             row = conn.execute(

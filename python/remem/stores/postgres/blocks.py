@@ -11,12 +11,10 @@ crash and (with the server's default ``fsync``/``synchronous_commit``) power los
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC
 
-from remem.blocks.edits import BlockChange
 from remem.blocks.store import StoredBlock
-from remem.stores.base.blocks import BlockStoreBase, conflict_error
+from remem.stores.base.blocks import BlockCommit, BlockStoreBase, conflict_error
 from remem.stores.postgres.base import AConn, PostgresStore
 from remem.stores.postgres.migrations import Migration
 
@@ -57,26 +55,10 @@ class PostgresBlockStore(PostgresStore, BlockStoreBase):
 
     _components = (("blocks", BLOCK_MIGRATIONS),)
 
-    async def _commit(
-        self,
-        namespace: str,
-        label: str,
-        entries: tuple[str, ...],
-        changes: Sequence[BlockChange],
-        *,
-        expected_revision: int,
-        actor: str,
-        at: datetime,
-    ) -> StoredBlock:
-        stored = entries
-        revision = expected_revision + 1
-        history = [
-            (
-                *(namespace, label, revision, seq, at, actor),
-                *(c.op, c.before, c.after, c.size_before, c.size_after),
-            )
-            for seq, c in enumerate(changes)
-        ]
+    async def _commit(self, commit: BlockCommit) -> StoredBlock:
+        namespace, label, stored, at = commit.namespace, commit.label, commit.entries, commit.at
+        expected_revision, revision = commit.expected_revision, commit.revision
+        history = commit.history_rows(at)
 
         async def work(conn: AConn) -> StoredBlock:
             if expected_revision == 0:
