@@ -16,7 +16,7 @@ seconds per query). ``correct``: the same ids, order and scores (rel 1e-9) as FT
 * ``fulltext build <n> <corpus>`` — the cold build of the memory index from the table (read the
   rows, tokenise, build the CSR), i.e. what the first search after opening a store pays.
 * ``fulltext normalise <corpus>`` — what indexing pays per turn for the search text of 10k
-  texts (:func:`~remem.stores.search_text.search_text`): ``unstemmed`` (no stemming, the cost
+  texts (:func:`~remem.stores.shared.search_text.search_text`): ``unstemmed`` (no stemming, the cost
   before stemming existed), ``stemmed`` (English, the default: warm stem cache) and ``cold``
   (English, the stem cache emptied before each round); ``us_per_text`` in ``extra_info``.
   Baseline for ratios: ``unstemmed``.
@@ -45,9 +45,9 @@ from benches.bench_controller import _prose_text, _queries, _text
 from remem.kernels.bm25 import Hits
 from remem.models import EpisodicHit
 from remem.reference import bm25 as ref
-from remem.stores import stemming
 from remem.stores.episodic import NoteInput
-from remem.stores.search_text import FullTextConfig
+from remem.stores.shared import stemming
+from remem.stores.shared.search_text import FullTextConfig
 from remem.stores.sqlite.episode_index import EpisodeIndex
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 

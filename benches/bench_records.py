@@ -25,7 +25,7 @@ from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordSt
 from remem.stores.duckdb.records import _db_row
 from remem.stores.postgres.graph import PostgresGraphStore
 from remem.stores.postgres.records import PostgresRecordStore
-from remem.stores.record_rows import RECORD_COLUMNS
+from remem.stores.shared.record_rows import RECORD_COLUMNS
 
 N = 100_000
 BATCH = 10_000

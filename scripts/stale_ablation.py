@@ -63,7 +63,7 @@ from remem.eval.persona.summary import summarise
 from remem.eval.persona.variants import resolve_variants
 from remem.lifecycle import InclusionScorerConfig
 from remem.runtime_config import RuntimeConfig
-from remem.stores.search_text import STOPWORDS, FullTextConfig
+from remem.stores.shared.search_text import STOPWORDS, FullTextConfig
 
 WEEKS = EvalSettings(personas=4, days=21, seed=0, delay_days=10, resamples=1000)
 YEAR = EvalSettings(

@@ -38,7 +38,7 @@ from remem.eval.locomo.loader import load_locomo
 from remem.eval.locomo.metrics import evidence_metrics
 from remem.eval.locomo.rankings import read_rankings
 from remem.kernels.bm25 import FTS5_B, FTS5_K1
-from remem.stores.search_text import (
+from remem.stores.shared.search_text import (
     QUESTION_STOPWORDS,
     STOPWORDS,
     FullTextConfig,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from remem.lifecycle import DecayCalculator, DecayConfig
     from remem.models import TranscriptEntry, TranscriptSession
     from remem.runtime import Runtime
-    from remem.stores.simple import SimpleVectorStore
+    from remem.stores.memory.simple import SimpleVectorStore
     from remem.stores.sqlite.transcript import SQLiteTranscriptStore
 
 __all__ = [
@@ -43,7 +43,7 @@ _LAZY: dict[str, str] = {
     "MemoryController": "remem.controller",
     "Runtime": "remem.runtime",
     "SQLiteTranscriptStore": "remem.stores.sqlite.transcript",
-    "SimpleVectorStore": "remem.stores.simple",
+    "SimpleVectorStore": "remem.stores.memory.simple",
     "TranscriptEntry": "remem.models",
     "TranscriptSession": "remem.models",
 }

@@ -68,7 +68,7 @@ from remem.controller.stages import STAGE_NAMES, RecallStagesConfig
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
 from remem.stores.episodic import load_timezone
-from remem.stores.search_text import FullTextConfig
+from remem.stores.shared.search_text import FullTextConfig
 
 Backend = Literal["embedded", "postgres"]
 PRIMING_PRESETS = ("controller_fallback", "chat_template")

@@ -224,7 +224,7 @@ async def test_minilm_floors_reach_the_collection_manager_through_a_cache(
     from remem.embeddings.sentence_transformer import MINILM_FLOORS
     from remem.models import MemoryStage
     from remem.staging import CollectionManager
-    from remem.stores.memory_vector import MemoryVectorStore
+    from remem.stores.memory.vector import MemoryVectorStore
 
     minilm = SentenceTransformerEmbedder.bundled_minilm()
     assert minilm.recommended_floors == dict(MINILM_FLOORS)

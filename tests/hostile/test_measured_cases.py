@@ -23,7 +23,7 @@ from remem.errors import (
     NonFiniteError,
     RememError,
 )
-from remem.stores.simple import SimpleVectorStore
+from remem.stores.memory.simple import SimpleVectorStore
 from tests.hostile.conftest import snapshot
 
 SURROGATE = "ana\udc80"

@@ -22,7 +22,7 @@ from remem.errors import ConfigError, EmbeddingModelMismatchError, InvalidArgume
 from remem.models import MemoryLifecycleMetadata, MemoryRecord, MemoryStage
 from remem.staging import CollectionManager, FileMoveJournal, PendingMove, StagingConfig
 from remem.stores.hnsw import HnswVectorStore
-from remem.stores.memory_vector import MemoryVectorStore
+from remem.stores.memory.vector import MemoryVectorStore
 from remem.stores.postgres.vector import PgVectorStore
 from remem.stores.vector import VectorStore
 

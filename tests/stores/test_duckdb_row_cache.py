@@ -13,7 +13,7 @@ from remem.errors import DuplicateIdError, InvalidArgumentError, NotFoundError
 from remem.models import MemoryStage
 from remem.stores.duckdb import DuckDBDatabase, DuckDBRecordStore
 from remem.stores.duckdb.row_cache import RowCache
-from remem.stores.record_rows import row_to_record
+from remem.stores.shared.record_rows import row_to_record
 from tests.stores.factories import T0, record, rich_record
 
 

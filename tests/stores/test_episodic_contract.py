@@ -25,7 +25,7 @@ from remem.models import DaySummary, EpisodeKind, TranscriptEntry
 from remem.stores import EpisodicStore
 from remem.stores.episodic import NoteInput
 from remem.stores.postgres.episodic import PostgresEpisodicStore
-from remem.stores.search_text import MAX_INDEXED_CHARS
+from remem.stores.shared.search_text import MAX_INDEXED_CHARS
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -137,7 +137,7 @@ async def test_search_many_equals_search_per_query(store: EpisodicStore) -> None
     await store.index_turns([turn(1, "coffee elsewhere", session="s2")])
     await store.add_note("n1", "tea note", created_at=T0, session_id="s2")
     queries = ["coffee", "tea", "?!", "talk 3", "volcano", "the"] * 3
-    search_many = store.search_many  # type: ignore[attr-defined]
+    search_many = store.search_many
     for kwargs in ({}, {"limit": 3}, {"session_id": "s2"}):
         want = [[h.id for h in await store.search(q, **kwargs)] for q in queries]
         got = [[h.id for h in hits] for hits in await search_many(queries, **kwargs)]
@@ -145,7 +145,7 @@ async def test_search_many_equals_search_per_query(store: EpisodicStore) -> None
         assert any(got)
     assert await search_many([]) == []
     with pytest.raises(InvalidArgumentError):
-        await search_many(["coffee", None])
+        await search_many(["coffee", None])  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize(

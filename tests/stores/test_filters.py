@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from remem.errors import InvalidArgumentError
-from remem.stores.filter_sql import compile_duckdb, compile_postgres
 from remem.stores.filters import Filter, matches, parse_where
+from remem.stores.shared.filter_sql import compile_duckdb, compile_postgres
 
 FIELDS = ["a", "b", "a.b", "x/y~z", "日本", "😀"]
 numbers = st.one_of(

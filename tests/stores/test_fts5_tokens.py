@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from remem.stores.search_text import MAX_INDEXED_CHARS, search_text
+from remem.stores.shared.search_text import MAX_INDEXED_CHARS, search_text
 from remem.stores.sqlite.fts5_tokens import MAX_TOKEN_BYTES, fts5_tokens
 
 

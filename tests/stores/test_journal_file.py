@@ -9,7 +9,7 @@ import pytest
 from remem.errors import IntegrityError
 from remem.models import MemoryStage
 from remem.staging import FileMoveJournal, PendingMove
-from remem.stores.journal_file import JsonLinesJournal
+from remem.stores.shared.journal_file import JsonLinesJournal
 
 
 def test_round_trip_in_order(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from remem.errors import ConfigError
 from remem.models import TranscriptEntry
 from remem.stores import EpisodicStore
 from remem.stores.postgres.episodic import PostgresEpisodicStore
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from remem.errors import ConfigError
-from remem.stores.search_text import (
+from remem.stores.shared.search_text import (
     _CJK_RUN,
     _TOKEN,
     DEFAULT_FULL_TEXT,
@@ -54,7 +54,7 @@ def _hits(tokenizer: str, prepare: bool) -> int:
 
 
 def test_cjk_bigrams_beat_unicode61_and_trigram() -> None:
-    """The measurement behind the choice documented in remem.stores.search_text."""
+    """The measurement behind the choice documented in remem.stores.shared.search_text."""
     assert _hits("unicode61 remove_diacritics 2", prepare=False) == 0
     assert _hits("trigram", prepare=False) == 2  # only the 3- and 4-character queries
     assert _hits("unicode61 remove_diacritics 2", prepare=True) == len(CJK_CASES)
@@ -181,7 +181,7 @@ def test_stemming_from_many_threads_agrees(monkeypatch: pytest.MonkeyPatch) -> N
     by another thread must not lose a stem."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from remem.stores import stemming
+    from remem.stores.shared import stemming
 
     monkeypatch.setattr(stemming, "CACHE_SIZE", 50)  # clears often
     words = [

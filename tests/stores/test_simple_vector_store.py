@@ -18,7 +18,7 @@ from remem.errors import (
     StoreClosedError,
 )
 from remem.stores.hnsw import HnswVectorStore
-from remem.stores.simple import SimpleVectorStore
+from remem.stores.memory.simple import SimpleVectorStore
 
 SEED = """
 import asyncio

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from remem.stores.search_text import fts5_match, query_terms
+from remem.stores.shared.search_text import fts5_match, query_terms
 from remem.stores.sqlite.codec import to_micros
 from remem.stores.sqlite.episodic import SearchIndex, SQLiteEpisodicStore
 

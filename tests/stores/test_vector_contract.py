@@ -23,7 +23,7 @@ from remem.errors import (
 from remem.models import Metric
 from remem.stores.filters import matches, parse_where
 from remem.stores.hnsw import HnswConfig, HnswVectorStore
-from remem.stores.memory_vector import MemoryVectorStore
+from remem.stores.memory.vector import MemoryVectorStore
 from remem.stores.postgres.vector import PgVectorConfig, PgVectorStore
 from remem.stores.vector import ScoredId, VectorStore
 

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from remem.embeddings import EmbeddingService
 from remem.errors import RememError
-from remem.stores.search_text import (
+from remem.stores.shared.search_text import (
     DEFAULT_LANGUAGE,
     DEFAULT_STOPWORDS,
     STOPWORDS,

@@ -49,7 +49,7 @@ from remem.lifecycle.rules import evaluate_rules
 from remem.lifecycle.transitions import apply_change, is_applied, stale_reason
 from remem.models import Clock, MemoryRecord, MemoryStage, SystemClock, require_aware
 from remem.staging import STAGED, CollectionManager
-from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.records import RecordStore
 
 __all__ = ["LifecycleManager"]

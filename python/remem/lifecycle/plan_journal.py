@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 from remem.errors import IntegrityError
 from remem.lifecycle.plan import PlanAction, PlannedChange
 from remem.models import MemoryStage
-from remem.stores.journal_file import JsonLinesJournal
+from remem.stores.shared.journal_file import JsonLinesJournal
 
 __all__ = ["FilePlanJournal", "MemoryPlanJournal", "PendingPlan", "PlanJournal"]
 

@@ -27,7 +27,7 @@ from remem.recovery.portable_sources import VectorRow
 from remem.recovery.portable_tables import TABLES, PortableTable
 from remem.staging import STAGED, CollectionManager, MemoryMoveJournal
 from remem.stores.duckdb.database import register_rows
-from remem.stores.record_rows import row_to_record
+from remem.stores.shared.record_rows import row_to_record
 from remem.stores.vector import VectorStore
 
 RowsOf = Callable[[PortableTable], Iterator[dict[str, Any]]]
@@ -164,7 +164,7 @@ async def create_postgres_schema(conn: Any) -> None:
     from remem.stores.postgres.schema import GRAPH_MIGRATIONS, RECORD_MIGRATIONS
     from remem.stores.postgres.search_identity import ensure_search_identity
     from remem.stores.postgres.vector_schema import MIGRATIONS as VECTOR_MIGRATIONS
-    from remem.stores.search_text import DEFAULT_FULL_TEXT
+    from remem.stores.shared.search_text import DEFAULT_FULL_TEXT
 
     await migrate(conn, "transcript", transcript.MIGRATIONS)
     await migrate(conn, "episodic", episodic.MIGRATIONS)

@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 from remem.errors import IntegrityError
 from remem.models import MemoryStage
-from remem.stores.journal_file import JsonLinesJournal
+from remem.stores.shared.journal_file import JsonLinesJournal
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from remem.embeddings import EmbeddingService
 from remem.errors import ConfigError, InvalidArgumentError, ShapeError
 from remem.models import MemoryRecord, MemoryStage, VectorItem
 from remem.staging.journal import MemoryMoveJournal, MoveJournal, PendingMove
-from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.vector import VectorStore, Where
 
 M = TypeVar("M", "StagedMatch", "StagedScore")

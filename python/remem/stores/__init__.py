@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from remem.stores.base.lifecycle import StoreLifecycle, StoreState
 from remem.stores.episodic import EpisodicStore
 from remem.stores.graph import GraphStore, Neighbour
-from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.records import LifecycleColumns, RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore, Where

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from remem.stores.episodic import EpisodicStore, load_timezone
 from remem.stores.graph import GraphStore
 from remem.stores.records import RecordStore
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 from remem.stores.transcript import TranscriptStore
 from remem.stores.vector import VectorStore
 

@@ -28,7 +28,7 @@ class EpisodicStore(Protocol):
     name, default UTC), so a turn at 23:59 and one at 00:01 fall on different days.
 
     Details every backend shares (checked by the parity suite):
-    - text is normalised by :mod:`remem.stores.search_text` (accents folded, CJK bigrams) and
+    - text is normalised by :mod:`remem.stores.shared.search_text` (accents folded, CJK bigrams) and
       the query's words are ORed; scores are backend-specific in scale (bm25 vs ts_rank_cd), only
       their order is comparable;
     - ``since`` is inclusive and ``until`` exclusive; both must be timezone-aware;
@@ -42,7 +42,10 @@ class EpisodicStore(Protocol):
     - ``days`` of a session with no indexed turns returns {}; within a day turns are in turn
       order and days ascend;
     - ``put_day_summary`` replaces the summary of the same (session, day); its timezone must be
-      the store's (InvalidArgumentError otherwise); ``get_day_summaries`` orders by day.
+      the store's (InvalidArgumentError otherwise); ``get_day_summaries`` orders by day;
+    - ``search_many(queries, ...)`` returns ``[await search(q, ...) for q in queries]`` (the
+      same hits), validating every query before any runs; a backend runs the batch its fastest
+      way (:class:`~remem.stores.base.episodic.EpisodicStoreBase` has the one-by-one default).
     """
 
     async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None: ...
@@ -65,6 +68,15 @@ class EpisodicStore(Protocol):
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> list[EpisodicHit]: ...
+    async def search_many(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[list[EpisodicHit]]: ...
     async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]: ...
     async def put_day_summary(self, summary: DaySummary) -> None: ...
     async def get_day_summaries(self, session_id: str) -> list[DaySummary]: ...
@@ -85,13 +97,9 @@ async def search_many(
     limit: int = 10,
     session_id: str | None = None,
 ) -> list[list[EpisodicHit]]:
-    """``store.search`` for each query, through the store's own ``search_many`` when it has
-    one (the SQLite and PostgreSQL stores run the batch in parallel), else one by one."""
-    batched = getattr(store, "search_many", None)
-    if callable(batched):
-        found: list[list[EpisodicHit]] = await batched(queries, limit=limit, session_id=session_id)
-        return found
-    return [await store.search(q, limit=limit, session_id=session_id) for q in queries]
+    """``store.search`` for each query, as one ``store.search_many`` batch (a protocol method:
+    the SQLite and PostgreSQL stores run the batch in parallel)."""
+    return await store.search_many(queries, limit=limit, session_id=session_id)
 
 
 def turn_text(entry: TranscriptEntry) -> str:

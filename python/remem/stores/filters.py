@@ -23,7 +23,7 @@ Semantics (identical in every evaluator; a hypothesis test holds them equal):
   :data:`MAX_DEPTH` raise InvalidArgumentError naming the problem.
 
 Evaluators: :func:`matches` (a Python predicate, for in-memory stores) and the SQL compilers in
-:mod:`remem.stores.filter_sql` (DuckDB over a JSON column, PostgreSQL over jsonb), which bind
+:mod:`remem.stores.shared.filter_sql` (DuckDB over a JSON column, PostgreSQL over jsonb), which bind
 every value and field name as a parameter, never interpolated into the SQL text.
 
 Example::

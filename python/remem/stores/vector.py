@@ -41,7 +41,7 @@ class VectorStore(Protocol):
     ``get`` returns the stored items among ``ids`` in the order asked, skipping unknown
     ids; ``delete`` returns how many of ``ids`` existed. ``where`` is the filter language of
     :mod:`remem.stores.filters`. Backends: HnswVectorStore (remem.stores.hnsw), PgVectorStore
-    (remem.stores.postgres.vector), MemoryVectorStore (remem.stores.memory_vector).
+    (remem.stores.postgres.vector), MemoryVectorStore (remem.stores.memory.vector).
     """
 
     async def create_collection(

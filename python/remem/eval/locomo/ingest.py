@@ -38,7 +38,7 @@ from remem.eval.locomo.format import Conversation
 from remem.models import ManualClock, ProvenanceMetadata
 from remem.runtime import Runtime
 from remem.runtime_config import RuntimeConfig
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 
 __all__ = ["ASK_DELAY", "IndexMode", "IngestedConversation", "ingest_conversation"]
 

@@ -38,7 +38,7 @@ from remem.eval.locomo.rankings import write_rankings
 from remem.eval.locomo.retrieve import QuestionResult, retrieve_conversation
 from remem.eval.locomo.summary import summarise
 from remem.lifecycle import InclusionScorerConfig
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 
 __all__ = ["DEFAULT_KS", "LocomoConfig", "LocomoRun", "ProgressFn", "run_locomo"]
 

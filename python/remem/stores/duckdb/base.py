@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
+from remem.stores.base.lifecycle import StoreLifecycle, StoreState
 from remem.stores.duckdb.database import (
     DEFAULT_LOCK_TIMEOUT,
     Conn,
     DuckDBDatabase,
     raise_wrapped,
 )
-from remem.stores.lifecycle import StoreLifecycle, StoreState
+from remem.stores.sql.dialect import DUCKDB, SqlDialect
 
 T = TypeVar("T")
 
 
 class DuckDBStore(StoreLifecycle):
     """Opens on ``async with`` or on first use; ``aclose()`` releases the shared database."""
+
+    dialect: ClassVar[SqlDialect] = DUCKDB
 
     def __init__(
         self,
@@ -31,7 +33,6 @@ class DuckDBStore(StoreLifecycle):
             self._db = database
         else:
             self._db = DuckDBDatabase.shared(database, lock_timeout=lock_timeout)
-        self._opening = asyncio.Lock()
 
     @property
     def database(self) -> DuckDBDatabase:
@@ -45,11 +46,7 @@ class DuckDBStore(StoreLifecycle):
             await self._db.release()
 
     async def _ready(self) -> None:
-        self._check_open()
-        if self._state is StoreState.UNOPENED:
-            async with self._opening:
-                if self._state is StoreState.UNOPENED:
-                    await self.open()
+        await self._ensure_open()
 
     async def _tx(self, fn: Callable[[Conn], T], *, action: str) -> T:
         await self._ready()
@@ -64,3 +61,13 @@ class DuckDBStore(StoreLifecycle):
         except BaseException as exc:
             raise_wrapped(exc, action)
             raise
+
+    async def _rows(
+        self, sql: str, params: Sequence[object] | Mapping[str, object], *, action: str
+    ) -> list[tuple[Any, ...]]:
+        """All rows of one read statement, in a transaction."""
+
+        def work(conn: Conn) -> list[tuple[Any, ...]]:
+            return conn.execute(sql, params).fetchall()
+
+        return await self._tx(work, action=action)

@@ -15,22 +15,13 @@ that honours fsync); an interrupted commit leaves nothing behind.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-
-from remem.blocks.commit_checks import (
-    check_commit,
-    check_key,
-    check_limit_arg,
-    check_namespace,
-)
-from remem.blocks.edits import BlockChange, EditOp
-from remem.blocks.store import BlockHistoryEntry, StoredBlock
-from remem.errors import BackendError, BlockConflictError
+from remem.blocks.store import StoredBlock
+from remem.errors import BackendError
+from remem.stores.base.blocks import BlockCommit, BlockStoreBase, conflict_error
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn
 from remem.stores.duckdb.schema import BOOTSTRAP
-from remem.stores.record_rows import decode_required, to_micros
+from remem.stores.shared.record_rows import decode_required, to_micros
 
 COMPONENT = "duckdb-blocks"
 
@@ -94,7 +85,7 @@ def _migrate(conn: Conn) -> None:
             raise
 
 
-class DuckDBBlockStore(DuckDBStore):
+class DuckDBBlockStore(DuckDBStore, BlockStoreBase):
     """Core memory blocks in DuckDB (see the module docstring); implements BlockStore."""
 
     async def _open(self) -> None:
@@ -107,44 +98,11 @@ class DuckDBBlockStore(DuckDBStore):
                 raise
             raise BackendError(f"migrating the DuckDB blocks schema failed: {exc}") from exc
 
-    async def load(self, namespace: str, label: str) -> StoredBlock | None:
-        check_key(namespace, label)
-
-        def work(conn: Conn) -> StoredBlock | None:
-            row = conn.execute(
-                "SELECT entries, revision, updated_at FROM core_blocks "
-                "WHERE namespace = ? AND label = ?",
-                [namespace, label],
-            ).fetchone()
-            if row is None:
-                return None
-            return StoredBlock(
-                namespace, label, tuple(row[0]), int(row[1]), decode_required(row[2])
-            )
-
-        return await self._tx(work, action="load block")
-
-    async def commit(
-        self,
-        namespace: str,
-        label: str,
-        entries: Sequence[str],
-        changes: Sequence[BlockChange],
-        *,
-        expected_revision: int,
-        actor: str,
-        at: datetime,
-    ) -> StoredBlock:
-        stored = check_commit(namespace, label, entries, changes, expected_revision, actor, at)
+    async def _commit(self, commit: BlockCommit) -> StoredBlock:
+        namespace, label, stored, at = commit.namespace, commit.label, commit.entries, commit.at
+        expected_revision, revision = commit.expected_revision, commit.revision
         at_us = to_micros(at)
-        revision = expected_revision + 1
-        history = [
-            [
-                *(namespace, label, revision, seq, at_us, actor),
-                *(c.op, c.before, c.after, c.size_before, c.size_after),
-            ]
-            for seq, c in enumerate(changes)
-        ]
+        history = commit.history_rows(at_us)
 
         def work(conn: Conn) -> StoredBlock:
             row = conn.execute(
@@ -153,10 +111,7 @@ class DuckDBBlockStore(DuckDBStore):
             ).fetchone()
             current = 0 if row is None else int(row[0])
             if current != expected_revision:
-                raise BlockConflictError(
-                    f"the {label} block was changed elsewhere (revision {current}, expected "
-                    f"{expected_revision}); reload it and retry the edit"
-                )
+                raise conflict_error(label, current, expected_revision)
             if row is None:
                 conn.execute(
                     "INSERT INTO core_blocks VALUES (?, ?, ?, ?, ?)",
@@ -175,49 +130,3 @@ class DuckDBBlockStore(DuckDBStore):
             return StoredBlock(namespace, label, stored, revision, decode_required(at_us))
 
         return await self._tx(work, action="commit block")
-
-    async def history(
-        self, namespace: str, label: str, *, limit: int | None = None
-    ) -> list[BlockHistoryEntry]:
-        check_key(namespace, label)
-        check_limit_arg(limit)
-
-        def work(conn: Conn) -> list[BlockHistoryEntry]:
-            rows = conn.execute(
-                "SELECT revision, seq, edited_at, actor, op, entry_before, entry_after, "
-                "size_before, size_after "
-                "FROM core_block_history WHERE namespace = ? AND label = ? "
-                "ORDER BY revision DESC, seq DESC LIMIT ?",
-                [namespace, label, limit if limit is not None else 2**62],
-            ).fetchall()
-            return [_history_entry(namespace, label, r) for r in reversed(rows)]
-
-        return await self._tx(work, action="read block history")
-
-    async def labels(self, namespace: str) -> list[str]:
-        check_namespace(namespace)
-
-        def work(conn: Conn) -> list[str]:
-            rows = conn.execute(
-                "SELECT label FROM core_blocks WHERE namespace = ? ORDER BY label", [namespace]
-            ).fetchall()
-            return [str(r[0]) for r in rows]
-
-        return await self._tx(work, action="list blocks")
-
-
-def _history_entry(namespace: str, label: str, r: Sequence[object]) -> BlockHistoryEntry:
-    op: EditOp = r[4]  # type: ignore[assignment]
-    return BlockHistoryEntry(
-        namespace,
-        label,
-        int(r[0]),  # type: ignore[call-overload]
-        int(r[1]),  # type: ignore[call-overload]
-        decode_required(r[2]),
-        str(r[3]),
-        op,
-        r[5],  # type: ignore[arg-type]
-        r[6],  # type: ignore[arg-type]
-        int(r[7]),  # type: ignore[call-overload]
-        int(r[8]),  # type: ignore[call-overload]
-    )

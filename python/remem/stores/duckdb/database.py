@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from remem.errors import BackendError, DuplicateIdError, InvalidArgumentError, StoreError
 from remem.stores.duckdb.row_cache import RowCache
 from remem.stores.duckdb.schema import BOOTSTRAP, COMPONENT, MIGRATIONS
-from remem.stores.worker import BlockingWorker
+from remem.stores.shared.worker import BlockingWorker
 
 T = TypeVar("T")
 Conn = duckdb.DuckDBPyConnection

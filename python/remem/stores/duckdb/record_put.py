@@ -7,21 +7,14 @@ unregister), which wins from larger batches on.
 
 from __future__ import annotations
 
-from remem.errors import DuplicateIdError
+from remem.stores.base.records import refuse_existing
 from remem.stores.duckdb.database import Conn
-from remem.stores.record_rows import RECORD_COLUMNS
+from remem.stores.shared.record_rows import RECORD_COLUMNS
 
 BOUND_ROWS = 8
 """Up to this many rows, ``put`` binds parameters instead of registering a numpy view."""
 
 _COLS = ", ".join(RECORD_COLUMNS)
-
-
-def refuse_existing(ids: list[str]) -> None:
-    if ids:
-        raise DuplicateIdError(
-            f"put: ids {ids} already exist; nothing was written (use upsert to replace)"
-        )
 
 
 def put_bound(conn: Conn, rows: list[tuple[object, ...]]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from remem.stores.record_rows import RECORD_COLUMNS
+from remem.stores.shared.record_rows import RECORD_COLUMNS
 
 _COLS = ", ".join(RECORD_COLUMNS)
 

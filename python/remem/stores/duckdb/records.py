@@ -2,50 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from remem.errors import DuplicateIdError, InvalidArgumentError
-from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
+from remem.models import MemoryLifecycleMetadata, MemoryRecord
+from remem.stores.base.records import (
+    COLS,
+    RecordStoreBase,
+    refuse_early_access,
+    refuse_existing,
+    refuse_supersede,
+    refuse_taken,
+    supersede_sql,
+)
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn, objects, register_rows
-from remem.stores.duckdb.record_put import BOUND_ROWS, put_bound, refuse_existing
+from remem.stores.duckdb.record_put import BOUND_ROWS, put_bound
 from remem.stores.duckdb.record_reads import newest_live_rows, rows_by_id
 from remem.stores.duckdb.row_cache import Row
 from remem.stores.duckdb.schema import RECORD_TYPES
-from remem.stores.record_checks import (
-    check_accesses,
-    check_namespace,
-    check_supersede,
-    check_supersessions,
-    check_updates,
-    keyed_fact_filter,
-    kind_values,
-    missing_error,
-    record_filter,
-    stage_values,
-)
-from remem.stores.record_rows import (
+from remem.stores.records import LifecycleColumns
+from remem.stores.shared.record_checks import missing_error
+from remem.stores.shared.record_rows import (
     LIFECYCLE_COLUMNS,
     RECORD_COLUMNS,
     TIME_COLUMNS,
-    check_ids,
-    check_records,
-    duplicates,
     lifecycle_values,
     record_to_row,
-    row_to_record,
     to_micros,
 )
-from remem.stores.records import LifecycleColumns
+from remem.stores.sql.dialect import DUCKDB
 
-_COLS = ", ".join(RECORD_COLUMNS)
 _TIME_IDX = [i for i, c in enumerate(RECORD_COLUMNS) if c in TIME_COLUMNS]
 _LC_TIME_IDX = [i for i, c in enumerate(LIFECYCLE_COLUMNS) if c in TIME_COLUMNS]
-_ORDER = "ORDER BY created_at, id"
 
 RELATIONSHIP_COUNT_SQL = """
 rel_ends AS (
@@ -63,8 +54,7 @@ rel_counts AS (
 
 
 _SUPERSEDE_TYPES = {"old_id": "VARCHAR", "new_id": "VARCHAR", "at_us": "BIGINT"}
-_SUBJECT = "json_extract_string(metadata, '$.subject')"
-_ATTRIBUTE = "json_extract_string(metadata, '$.attribute')"
+_SUPERSEDE_READ, _SUPERSEDE_UPDATE = supersede_sql(DUCKDB, "memory_records")
 
 
 def _db_row(record: MemoryRecord) -> tuple[object, ...]:
@@ -74,22 +64,6 @@ def _db_row(record: MemoryRecord) -> tuple[object, ...]:
     return tuple(row)
 
 
-def _where(
-    stages: list[str] | None,
-    kinds: list[str] | None = None,
-    namespace: str | None = None,
-    include_superseded: bool = True,
-) -> tuple[str, list[object]]:
-    return record_filter(
-        stages,
-        kinds,
-        namespace,
-        include_superseded,
-        in_list="list_contains({p}::VARCHAR[], {expr})",
-        placeholder="?",
-    )
-
-
 def _missing(conn: Conn, view: str) -> list[str]:
     rows = conn.execute(
         f"SELECT id FROM {view} WHERE id NOT IN (SELECT id FROM memory_records) ORDER BY id"
@@ -97,13 +71,14 @@ def _missing(conn: Conn, view: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-class DuckDBRecordStore(DuckDBStore):
+class DuckDBRecordStore(DuckDBStore, RecordStoreBase):
     """Memory records in a DuckDB file (shared with DuckDBGraphStore via DuckDBDatabase).
 
     ``DuckDBRecordStore(path)`` or ``DuckDBRecordStore(database)``. Batches are loaded through
     DuckDB's numpy scan (``register`` + ``INSERT ... SELECT``), never bound row by row; every
     method is one transaction. ``scan`` and ``lifecycle_columns`` return records ordered by
     ``(lifecycle.created_at, id)``; ``lifecycle_columns`` covers superseded records too.
+    Argument checks and the reads both backends spell alike live in :class:`RecordStoreBase`.
 
     ``relationship_count`` (in :meth:`lifecycle_columns`) of a record is the number of distinct
     relationships in the graph tables of the same file that are not superseded and whose source
@@ -119,15 +94,7 @@ class DuckDBRecordStore(DuckDBStore):
             cols = await store.lifecycle_columns(stages=[MemoryStage.SHORT_TERM])
     """
 
-    async def put(self, records: Sequence[MemoryRecord]) -> None:
-        batch = check_records(records, action="put")
-        dups = duplicates([r.id for r in batch])
-        if dups:
-            raise DuplicateIdError(
-                f"put: ids {dups[:10]} appear twice in the batch; nothing written"
-            )
-        if not batch:
-            return
+    async def _put(self, batch: list[MemoryRecord]) -> None:
         rows = [_db_row(r) for r in batch]
         cache = self._db.record_rows
 
@@ -143,28 +110,23 @@ class DuckDBRecordStore(DuckDBStore):
                     "ORDER BY id LIMIT 10"
                 ).fetchall()
                 refuse_existing([r[0] for r in existing])
-                conn.execute(f"INSERT INTO memory_records ({_COLS}) {select}")
+                conn.execute(f"INSERT INTO memory_records ({COLS}) {select}")
             finally:
                 conn.unregister("remem_put")
 
         await self._tx(work, action="put")
 
-    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
-        batch = check_records(records, action="upsert")
-        last = {r.id: r for r in batch}  # a later duplicate wins, as if applied in order
-        if not last:
-            return
-        rows = [_db_row(r) for r in last.values()]
+    async def _upsert(self, batch: list[MemoryRecord]) -> None:
+        rows = [_db_row(r) for r in batch]
         sets = ", ".join(f"{c} = excluded.{c}" for c in RECORD_COLUMNS if c != "id")
-
         cache = self._db.record_rows
 
         def work(conn: Conn) -> None:
-            cache.invalidate(last)
+            cache.invalidate(r.id for r in batch)
             select = register_rows(conn, "remem_upsert", RECORD_COLUMNS, RECORD_TYPES, rows)
             try:
                 conn.execute(
-                    f"INSERT INTO memory_records ({_COLS}) {select} "
+                    f"INSERT INTO memory_records ({COLS}) {select} "
                     f"ON CONFLICT (id) DO UPDATE SET {sets}"
                 )
             finally:
@@ -172,32 +134,25 @@ class DuckDBRecordStore(DuckDBStore):
 
         await self._tx(work, action="upsert")
 
-    async def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
-        wanted = check_ids(ids, action="get")
-        if not wanted:
-            return []
-        unique = list(dict.fromkeys(wanted))
+    async def _get_rows(self, ids: list[str]) -> dict[str, Row]:
         cache = self._db.record_rows
         await self._ready()
         if not cache.warmed:
             await self._warm()
         since = cache.generation
-        found, missing = cache.lookup(unique)
+        found, missing = cache.lookup(ids)
         if missing:
             # Only the ids not held are read; if a write ran meanwhile, every id is re-read so
             # the result is one committed state, never rows from before and after a write.
             rows = await self._read_rows(missing)
             if cache.generation != since:
                 since = cache.generation
-                rows = await self._read_rows(unique)
+                rows = await self._read_rows(ids)
                 found = {}
             fresh = {row[0]: row for row in rows}
             cache.store(fresh, since=since)
             found.update(fresh)
-            absent = [i for i in unique if i not in found]
-            if absent:
-                raise missing_error(absent, action="get")
-        return [row_to_record(found[i]) for i in wanted]
+        return found
 
     async def _warm(self) -> None:
         """Fill the row cache with the newest live records, once, on the first ``get``: a
@@ -225,37 +180,7 @@ class DuckDBRecordStore(DuckDBStore):
 
         return await self._read(work, action="get")
 
-    async def scan(
-        self,
-        *,
-        stages: Sequence[MemoryStage] | None = None,
-        kinds: Sequence[MemoryKind] | None = None,
-        namespace: str | None = None,
-        include_superseded: bool = False,
-    ) -> list[MemoryRecord]:
-        where, params = _where(
-            stage_values(stages), kind_values(kinds), check_namespace(namespace), include_superseded
-        )
-
-        def work(conn: Conn) -> list[tuple[Any, ...]]:
-            sql = f"SELECT {_COLS} FROM memory_records WHERE {where} {_ORDER}"
-            return conn.execute(sql, params).fetchall()
-
-        return [row_to_record(r) for r in await self._tx(work, action="scan")]
-
-    async def count(self, *, stages: Sequence[MemoryStage] | None = None) -> int:
-        where, params = _where(stage_values(stages))
-
-        def work(conn: Conn) -> int:
-            row = conn.execute(f"SELECT count(*) FROM memory_records WHERE {where}", params)
-            return int(row.fetchone()[0])  # type: ignore[index]
-
-        return await self._tx(work, action="count")
-
-    async def lifecycle_columns(
-        self, *, stages: Sequence[MemoryStage] | None = None
-    ) -> LifecycleColumns:
-        where, params = _where(stage_values(stages))
+    async def _lifecycle_columns(self, where: str, params: list[object]) -> LifecycleColumns:
         sql = f"""
             WITH sel AS (
                 SELECT id, stage, base_score, score_reference_time, created_at, access_count,
@@ -291,12 +216,7 @@ class DuckDBRecordStore(DuckDBStore):
             superseded=np.ascontiguousarray(cols["superseded"], dtype=np.bool_),
         )
 
-    async def update_lifecycle(
-        self, updates: Sequence[tuple[str, MemoryLifecycleMetadata]]
-    ) -> None:
-        batch = check_updates(updates)
-        if not batch:
-            return
+    async def _update_lifecycle(self, batch: list[tuple[str, MemoryLifecycleMetadata]]) -> None:
         rows = []
         for record_id, lc in batch:
             values = list(lifecycle_values(lc))
@@ -305,7 +225,6 @@ class DuckDBRecordStore(DuckDBStore):
             rows.append((record_id, *values))
         columns = ("id", *LIFECYCLE_COLUMNS)
         sets = ", ".join(f"{c} = v.{c}" for c in LIFECYCLE_COLUMNS)
-
         cache = self._db.record_rows
 
         def work(conn: Conn) -> None:
@@ -324,20 +243,13 @@ class DuckDBRecordStore(DuckDBStore):
 
         await self._tx(work, action="update_lifecycle")
 
-    async def record_accesses(
-        self, ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
-    ) -> None:
-        id_list, scores, when = check_accesses(ids, new_base_scores, at)
-        if not id_list:
-            return
-        at_us = to_micros(when)
-        assert at_us is not None  # check_accesses returned a datetime
-        arrays = {"id": objects(list(id_list)), "score": np.asarray(scores, dtype=np.float64)}
-
+    async def _record_accesses(self, ids: list[str], scores: list[float], at: datetime) -> None:
+        at_us = to_micros(at)
+        arrays = {"id": objects(list[object](ids)), "score": np.asarray(scores, dtype=np.float64)}
         cache = self._db.record_rows
 
         def work(conn: Conn) -> tuple[int, dict[str, Row]]:
-            taken = cache.take(id_list)
+            taken = cache.take(ids)
             conn.register("remem_acc", arrays)
             try:
                 missing = _missing(conn, "remem_acc")
@@ -348,11 +260,7 @@ class DuckDBRecordStore(DuckDBStore):
                     "WHERE m.created_at > ? ORDER BY m.id LIMIT 10",
                     [at_us],
                 ).fetchall()
-                if early:
-                    raise InvalidArgumentError(
-                        f"record_accesses: at={when.isoformat()} is before the creation of "
-                        f"{[r[0] for r in early]}; pass the time of the access"
-                    )
+                refuse_early_access(at, [r[0] for r in early])
                 conn.execute(
                     "UPDATE memory_records SET access_count = access_count + 1, "
                     "accessed_at = ?, score_reference_time = ?, base_score = v.score "
@@ -365,43 +273,26 @@ class DuckDBRecordStore(DuckDBStore):
 
         generation, taken = await self._tx(work, action="record_accesses")
         # Committed: write the same update through to the rows the body took out of the cache.
-        new_score = dict(zip(id_list, arrays["score"].tolist(), strict=True))
+        assert at_us is not None
+        new_score = dict(zip(ids, arrays["score"].tolist(), strict=True))
         cache.put_back(
             {i: _accessed(row, float(new_score[i]), at_us) for i, row in taken.items()},
             generation=generation,
         )
 
-    async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None:
-        at_us = to_micros(check_supersede(old_id, new_id, at))
-
+    async def _supersede(self, old_id: str, new_id: str, at: datetime) -> None:
+        at_us = to_micros(at)
         cache = self._db.record_rows
 
         def work(conn: Conn) -> None:
             cache.invalidate((old_id, new_id))
-            rows = conn.execute(
-                "SELECT id, superseded_by FROM memory_records WHERE id IN (?, ?)", [old_id, new_id]
-            ).fetchall()
-            found = dict(rows)
-            missing = [i for i in (old_id, new_id) if i not in found]
-            if missing:
-                raise missing_error(missing, action="supersede")
-            current = found[old_id]
-            if current is not None and current != new_id:
-                raise InvalidArgumentError(
-                    f"{old_id!r} is already superseded by {current!r}; supersede that one instead"
-                )
-            conn.execute(
-                "UPDATE memory_records SET superseded_by = ?, valid_to = CASE "
-                "WHEN valid_to IS NULL OR valid_to > ? THEN ? ELSE valid_to END WHERE id = ?",
-                [new_id, at_us, at_us, old_id],
-            )
+            found = dict(conn.execute(_SUPERSEDE_READ, [old_id, new_id]).fetchall())
+            refuse_supersede(found, old_id, new_id, unknown=_unknown, that="that one")
+            conn.execute(_SUPERSEDE_UPDATE, [new_id, at_us, at_us, old_id])
 
         await self._tx(work, action="supersede")
 
-    async def supersede_many(self, items: Sequence[tuple[str, str, datetime]]) -> None:
-        batch = check_supersessions(items)
-        if not batch:
-            return
+    async def _supersede_many(self, batch: list[tuple[str, str, datetime]]) -> None:
         rows: list[tuple[object, ...]] = [(old, new, to_micros(at)) for old, new, at in batch]
         columns = ("old_id", "new_id", "at_us")
         cache = self._db.record_rows
@@ -418,16 +309,13 @@ class DuckDBRecordStore(DuckDBStore):
                 ).fetchall()
                 if missing:
                     raise missing_error([r[0] for r in missing], action="supersede_many")
-                taken = conn.execute(
-                    "SELECT m.id, m.superseded_by FROM memory_records AS m JOIN remem_sup AS s "
-                    "ON m.id = s.old_id WHERE m.superseded_by IS NOT NULL "
-                    "AND m.superseded_by <> s.new_id ORDER BY m.id LIMIT 10"
-                ).fetchall()
-                if taken:
-                    raise InvalidArgumentError(
-                        f"supersede_many: {dict(taken)} are already superseded by other records; "
-                        "supersede those instead (nothing was changed)"
-                    )
+                refuse_taken(
+                    conn.execute(
+                        "SELECT m.id, m.superseded_by FROM memory_records AS m JOIN remem_sup AS s "
+                        "ON m.id = s.old_id WHERE m.superseded_by IS NOT NULL "
+                        "AND m.superseded_by <> s.new_id ORDER BY m.id LIMIT 10"
+                    ).fetchall()
+                )
                 conn.execute(
                     "UPDATE memory_records SET superseded_by = s.new_id, valid_to = CASE "
                     "WHEN memory_records.valid_to IS NULL OR memory_records.valid_to > s.at_us "
@@ -440,50 +328,21 @@ class DuckDBRecordStore(DuckDBStore):
 
         await self._tx(work, action="supersede_many")
 
-    async def keyed_facts(
-        self,
-        *,
-        subjects: Sequence[str] | None = None,
-        attributes: Sequence[str] | None = None,
-        namespace: str | None = None,
-        include_superseded: bool = False,
-    ) -> list[MemoryRecord]:
-        clauses, params = keyed_fact_filter(
-            subjects,
-            attributes,
-            namespace,
-            include_superseded=include_superseded,
-            subject_expr=_SUBJECT,
-            attribute_expr=_ATTRIBUTE,
-            in_list="list_contains({p}::VARCHAR[], {expr})",
-            placeholder="?",
-        )
-        sql = (
-            f"SELECT {_COLS} FROM memory_records WHERE {' AND '.join(clauses)} "
-            f"ORDER BY namespace, {_SUBJECT}, {_ATTRIBUTE}, coalesce(valid_from, created_at), "
-            "created_at, id"
-        )
-
-        def work(conn: Conn) -> list[tuple[Any, ...]]:
-            return conn.execute(sql, params).fetchall()
-
-        return [row_to_record(r) for r in await self._tx(work, action="keyed_facts")]
-
-    async def delete(self, ids: Sequence[str]) -> int:
-        unique = list(dict.fromkeys(check_ids(ids, action="delete")))
-        if not unique:
-            return 0
-
+    async def _delete(self, ids: list[str]) -> int:
         cache = self._db.record_rows
 
         def work(conn: Conn) -> int:
-            cache.invalidate(unique)
+            cache.invalidate(ids)
             row = conn.execute(
-                "DELETE FROM memory_records WHERE id IN (SELECT unnest(?::VARCHAR[]))", [unique]
+                f"DELETE FROM memory_records WHERE {DUCKDB.member('id')}", [ids]
             ).fetchone()
             return int(row[0]) if row else 0
 
         return await self._tx(work, action="delete")
+
+
+def _unknown(ids: list[str]) -> Exception:
+    return missing_error(ids, action="supersede")
 
 
 _BASE, _REFERENCE, _ACCESSED, _COUNT = (

@@ -8,8 +8,8 @@ and never edited; a change is a new, higher version.
 
 from __future__ import annotations
 
-from remem.stores.graph_rows import ENTITY_COLUMNS, RELATIONSHIP_COLUMNS
-from remem.stores.record_rows import RECORD_COLUMNS
+from remem.stores.shared.graph_rows import ENTITY_COLUMNS, RELATIONSHIP_COLUMNS
+from remem.stores.shared.record_rows import RECORD_COLUMNS
 
 RECORD_TYPES: dict[str, str] = {
     "id": "VARCHAR",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -14,6 +13,7 @@ from numpy.typing import NDArray
 
 from remem.errors import BackendError, DuplicateIdError, NotFoundError
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.filters import Filter, parse_where
 from remem.stores.hnsw import index_file, results
 from remem.stores.hnsw.config import HnswConfig
@@ -21,7 +21,7 @@ from remem.stores.hnsw.index_search import Finish, approximate, exact
 from remem.stores.hnsw.loaded import Loaded
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import VectorTables
-from remem.stores.lifecycle import StoreLifecycle, StoreState
+from remem.stores.shared.worker import BlockingWorker
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
@@ -32,7 +32,6 @@ from remem.stores.vector_input import (
     prepare_batch,
     prepare_queries,
 )
-from remem.stores.worker import BlockingWorker
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -71,7 +70,6 @@ class HnswVectorStore(StoreLifecycle):
         self._worker = BlockingWorker("vectors")
         self._tables: VectorTables | None = None
         self._loaded: dict[str, Loaded] = {}
-        self._open_lock = asyncio.Lock()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -132,10 +130,7 @@ class HnswVectorStore(StoreLifecycle):
                 state.dirty = False
 
     async def _call(self, fn: Callable[[], T]) -> T:
-        self._check_open()
-        if self._state is StoreState.UNOPENED:
-            async with self._open_lock:
-                await self.open()
+        await self._ensure_open()
         return await self._worker.run(fn)
 
     # -- collections ---------------------------------------------------------------------------

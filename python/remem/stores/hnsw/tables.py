@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 
 from remem.errors import BackendError, NotFoundError
 from remem.models import CollectionInfo, Metric
-from remem.stores.filter_sql import compile_duckdb
 from remem.stores.filters import Filter
+from remem.stores.shared.filter_sql import compile_duckdb
 from remem.stores.vector_input import Batch, check_collection
 
 SCHEMA_VERSION = 1

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import InvalidArgumentError
-from remem.stores.lifecycle import StoreLifecycle, StoreState
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import open_pool, raise_backend
 from remem.stores.postgres.migrations import Migration, migrate
+from remem.stores.sql.dialect import POSTGRES, SqlDialect
 
 T = TypeVar("T")
 AConn = psycopg.AsyncConnection[Any]
@@ -22,6 +22,7 @@ class PostgresStore(StoreLifecycle):
     """Opens (pool + migrations) on ``async with`` or first use; every call is one transaction."""
 
     _components: Sequence[tuple[str, Sequence[Migration]]] = ()
+    dialect: ClassVar[SqlDialect] = POSTGRES
 
     def __init__(self, dsn: str, *, max_connections: int = 8) -> None:
         if not isinstance(dsn, str) or not dsn:
@@ -29,7 +30,6 @@ class PostgresStore(StoreLifecycle):
         self._dsn = dsn
         self._max = max_connections
         self._pool: AsyncConnectionPool | None = None
-        self._opening = asyncio.Lock()
 
     async def _open(self) -> None:
         pool = await open_pool(self._dsn, max_size=self._max)
@@ -48,11 +48,7 @@ class PostgresStore(StoreLifecycle):
             self._pool = None
 
     async def _ready(self) -> AsyncConnectionPool:
-        self._check_open()
-        if self._state is StoreState.UNOPENED:
-            async with self._opening:
-                if self._state is StoreState.UNOPENED:
-                    await self.open()
+        await self._ensure_open()
         assert self._pool is not None
         return self._pool
 
@@ -63,6 +59,17 @@ class PostgresStore(StoreLifecycle):
                 return await fn(conn)
         except psycopg.Error as exc:
             raise_backend(exc, action)
+
+    async def _rows(
+        self, sql: str, params: Sequence[object] | Mapping[str, object], *, action: str
+    ) -> list[tuple[Any, ...]]:
+        """All rows of one read statement, in a transaction."""
+
+        async def work(conn: AConn) -> list[tuple[Any, ...]]:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+        return await self._tx(work, action=action)
 
 
 async def copy_rows(

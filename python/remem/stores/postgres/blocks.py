@@ -11,18 +11,10 @@ crash and (with the server's default ``fsync``/``synchronous_commit``) power los
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC
 
-from remem.blocks.commit_checks import (
-    check_commit,
-    check_key,
-    check_limit_arg,
-    check_namespace,
-)
-from remem.blocks.edits import BlockChange
-from remem.blocks.store import BlockHistoryEntry, StoredBlock
-from remem.errors import BlockConflictError
+from remem.blocks.store import StoredBlock
+from remem.stores.base.blocks import BlockCommit, BlockStoreBase, conflict_error
 from remem.stores.postgres.base import AConn, PostgresStore
 from remem.stores.postgres.migrations import Migration
 
@@ -58,47 +50,15 @@ BLOCK_MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
-class PostgresBlockStore(PostgresStore):
+class PostgresBlockStore(PostgresStore, BlockStoreBase):
     """Core memory blocks in PostgreSQL (see the module docstring); implements BlockStore."""
 
     _components = (("blocks", BLOCK_MIGRATIONS),)
 
-    async def load(self, namespace: str, label: str) -> StoredBlock | None:
-        check_key(namespace, label)
-
-        async def work(conn: AConn) -> StoredBlock | None:
-            cur = await conn.execute(
-                "SELECT entries, revision, updated_at FROM core_blocks "
-                "WHERE namespace = %s AND label = %s",
-                (namespace, label),
-            )
-            row = await cur.fetchone()
-            if row is None:
-                return None
-            return StoredBlock(namespace, label, tuple(row[0]), int(row[1]), row[2].astimezone(UTC))
-
-        return await self._tx(work, action="load block")
-
-    async def commit(
-        self,
-        namespace: str,
-        label: str,
-        entries: Sequence[str],
-        changes: Sequence[BlockChange],
-        *,
-        expected_revision: int,
-        actor: str,
-        at: datetime,
-    ) -> StoredBlock:
-        stored = check_commit(namespace, label, entries, changes, expected_revision, actor, at)
-        revision = expected_revision + 1
-        history = [
-            (
-                *(namespace, label, revision, seq, at, actor),
-                *(c.op, c.before, c.after, c.size_before, c.size_after),
-            )
-            for seq, c in enumerate(changes)
-        ]
+    async def _commit(self, commit: BlockCommit) -> StoredBlock:
+        namespace, label, stored, at = commit.namespace, commit.label, commit.entries, commit.at
+        expected_revision, revision = commit.expected_revision, commit.revision
+        history = commit.history_rows(at)
 
         async def work(conn: AConn) -> StoredBlock:
             if expected_revision == 0:
@@ -120,10 +80,7 @@ class PostgresBlockStore(PostgresStore):
                 )
                 row = await cur.fetchone()
                 current = 0 if row is None else int(row[0])
-                raise BlockConflictError(
-                    f"the {label} block was changed elsewhere (revision {current}, expected "
-                    f"{expected_revision}); reload it and retry the edit"
-                )
+                raise conflict_error(label, current, expected_revision)
             async with conn.cursor() as c:
                 await c.executemany(
                     "INSERT INTO core_block_history VALUES "
@@ -133,49 +90,3 @@ class PostgresBlockStore(PostgresStore):
             return StoredBlock(namespace, label, stored, revision, at.astimezone(UTC))
 
         return await self._tx(work, action="commit block")
-
-    async def history(
-        self, namespace: str, label: str, *, limit: int | None = None
-    ) -> list[BlockHistoryEntry]:
-        check_key(namespace, label)
-        check_limit_arg(limit)
-
-        async def work(conn: AConn) -> list[BlockHistoryEntry]:
-            cur = await conn.execute(
-                "SELECT revision, seq, edited_at, actor, op, entry_before, entry_after, "
-                "size_before, size_after "
-                "FROM core_block_history WHERE namespace = %s AND label = %s "
-                "ORDER BY revision DESC, seq DESC LIMIT %s",
-                (namespace, label, limit),
-            )
-            rows = await cur.fetchall()
-            return [
-                BlockHistoryEntry(
-                    namespace,
-                    label,
-                    int(r[0]),
-                    int(r[1]),
-                    r[2].astimezone(UTC),
-                    r[3],
-                    r[4],
-                    r[5],
-                    r[6],
-                    int(r[7]),
-                    int(r[8]),
-                )
-                for r in reversed(rows)
-            ]
-
-        return await self._tx(work, action="read block history")
-
-    async def labels(self, namespace: str) -> list[str]:
-        check_namespace(namespace)
-
-        async def work(conn: AConn) -> list[str]:
-            cur = await conn.execute(
-                'SELECT label FROM core_blocks WHERE namespace = %s ORDER BY label COLLATE "C"',
-                (namespace,),
-            )
-            return [str(r[0]) for r in await cur.fetchall()]
-
-        return await self._tx(work, action="list blocks")

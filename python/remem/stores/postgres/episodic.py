@@ -13,6 +13,7 @@ from psycopg.types.json import Json
 
 from remem.errors import ConfigError, DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
+from remem.stores.base.episodic import EpisodicStoreBase
 from remem.stores.episodic import (
     NoteInput,
     check_note,
@@ -23,12 +24,11 @@ from remem.stores.episodic import (
     load_timezone,
     turn_text,
 )
-from remem.stores.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
 from remem.stores.postgres.migrations import Migration
 from remem.stores.postgres.search_identity import IDENTITY_MIGRATION_SQL, ensure_search_identity
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
 from remem.stores.transcript import check_entries, check_session_id
 
 MIGRATIONS = (
@@ -83,12 +83,12 @@ _COLUMNS = (
 _Row = tuple[Any, ...]
 
 
-class PostgresEpisodicStore(StoreLifecycle):
+class PostgresEpisodicStore(EpisodicStoreBase):
     """Episodic search in the PostgreSQL database at ``dsn`` (tables ``remem_episodes``,
     ``remem_day_summaries``).
 
     Search: a stored ``tsvector`` generated with the ``simple`` configuration from the same
-    normalised search text as SQLite (:mod:`remem.stores.search_text`: accents folded, CJK
+    normalised search text as SQLite (:mod:`remem.stores.shared.search_text`: accents folded, CJK
     bigrams, stems; ``simple`` adds no stemming or stop words of its own, so both backends match
     the same tokens),
     a GIN index, and ranking by ``ts_rank_cd(tsv, query, 1)`` (cover density, divided by
@@ -98,7 +98,7 @@ class PostgresEpisodicStore(StoreLifecycle):
     Durability: the server's (committed writes survive crashes and power loss with PostgreSQL's
     defaults). The pool is opened and the schema migrated on first use.
 
-    Normalisation: ``full_text`` (:class:`~remem.stores.search_text.FullTextConfig`, English
+    Normalisation: ``full_text`` (:class:`~remem.stores.shared.search_text.FullTextConfig`, English
     stemming by default), applied in Python like SQLite's, so both index the same tokens; a
     database whose search text was built with another one is re-indexed from the stored texts
     on first use (:mod:`~remem.stores.postgres.search_identity`).

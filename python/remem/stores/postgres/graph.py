@@ -2,43 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from remem.errors import DuplicateIdError, InvalidArgumentError
+from remem.errors import InvalidArgumentError
 from remem.models import Entity, Relationship
+from remem.stores.base.graph import (
+    E_COLS,
+    ENTITY_UPDATE_SETS,
+    R_COLS,
+    GraphStoreBase,
+    refuse_existing_relationships,
+    refuse_relationship_supersede,
+    relationship_supersede_sql,
+    valid_at_sql,
+)
 from remem.stores.graph import Neighbour
-from remem.stores.graph_checks import (
-    check_at,
-    check_counts,
-    check_depth,
-    check_direction,
-    check_name,
-    missing_entities,
-)
-from remem.stores.graph_rows import (
-    ENTITY_COLUMNS,
-    RELATIONSHIP_COLUMNS,
-    alias_rows,
-    check_items,
-    entity_to_row,
-    normalise_name,
-    relationship_to_row,
-    row_to_entity,
-    row_to_relationship,
-)
 from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_ids
 from remem.stores.postgres.schema import GRAPH_MIGRATIONS
-from remem.stores.record_rows import check_ids, duplicates
-
-_E = ", ".join(ENTITY_COLUMNS)
-_R = ", ".join(RELATIONSHIP_COLUMNS)
-_E_UPDATE = ("name", "name_norm", "entity_type", "aliases", "attributes", "namespace",
-             "provenance", "updated_at")  # fmt: skip
-_VALID_AT = (
-    "(valid_from IS NULL OR valid_from <= %(at)s) AND (valid_to IS NULL OR %(at)s < valid_to)"
+from remem.stores.shared.graph_checks import missing_entities
+from remem.stores.shared.graph_rows import (
+    ENTITY_COLUMNS,
+    RELATIONSHIP_COLUMNS,
+    entity_to_row,
+    relationship_to_row,
+    row_to_entity,
 )
+from remem.stores.sql.dialect import POSTGRES
+
+_SUPERSEDE_READ, _SUPERSEDE_UPDATE = relationship_supersede_sql(POSTGRES)
 
 
 async def _missing_entities(conn: AConn, ids: list[str]) -> list[str]:
@@ -50,34 +42,32 @@ async def _missing_entities(conn: AConn, ids: list[str]) -> list[str]:
     )
 
 
-class PostgresGraphStore(PostgresStore):
+class PostgresGraphStore(PostgresStore, GraphStoreBase):
     """The entity graph in PostgreSQL; same contract and decisions as DuckDBGraphStore.
 
     ``PostgresGraphStore(dsn)``. Entities and relationships are bulk-loaded with ``COPY`` into a
     temporary table and applied by one ``INSERT ... SELECT`` in the same transaction.
+    Argument checks and the reads both backends spell alike live in :class:`GraphStoreBase`.
     Durability: each call is one committed transaction (survives an application crash, and power
     loss with the server's default fsync settings).
     """
 
     _components = (("graph", GRAPH_MIGRATIONS),)
 
-    async def upsert_entities(self, entities: Sequence[Entity]) -> None:
-        batch = {e.id: e for e in check_items(entities, Entity, action="upsert_entities")}
-        if not batch:
-            return
-        rows = [entity_to_row(e) for e in batch.values()]
-        aliases = [pair for e in batch.values() for pair in alias_rows(e)]
-        sets = ", ".join(f"{c} = excluded.{c}" for c in _E_UPDATE)
+    async def _upsert_entities(
+        self, entities: list[Entity], aliases: list[tuple[str, str]]
+    ) -> None:
+        rows = [entity_to_row(e) for e in entities]
 
         async def work(conn: AConn) -> None:
             await conn.execute(
                 f"CREATE TEMP TABLE remem_ents ON COMMIT DROP AS "
-                f"SELECT {_E} FROM graph_entities WITH NO DATA"
+                f"SELECT {E_COLS} FROM graph_entities WITH NO DATA"
             )
             await copy_rows(conn, "remem_ents", ENTITY_COLUMNS, rows)
             await conn.execute(
-                f"INSERT INTO graph_entities ({_E}) SELECT {_E} FROM remem_ents "
-                f"ON CONFLICT (id) DO UPDATE SET {sets}"
+                f"INSERT INTO graph_entities ({E_COLS}) SELECT {E_COLS} FROM remem_ents "
+                f"ON CONFLICT (id) DO UPDATE SET {ENTITY_UPDATE_SETS}"
             )
             await conn.execute(
                 "DELETE FROM graph_entity_aliases WHERE entity_id IN (SELECT id FROM remem_ents)"
@@ -91,64 +81,8 @@ class PostgresGraphStore(PostgresStore):
 
         await self._tx(work, action="upsert_entities")
 
-    async def get_entities(self, ids: Sequence[str]) -> list[Entity]:
-        wanted = check_ids(ids, action="get_entities")
-        if not wanted:
-            return []
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(
-                f"SELECT {_E} FROM graph_entities WHERE id = ANY(%s::text[])",
-                [list(dict.fromkeys(wanted))],
-            )
-            return await cur.fetchall()
-
-        found = {row[0]: row for row in await self._tx(work, action="get_entities")}
-        missing = [i for i in dict.fromkeys(wanted) if i not in found]
-        if missing:
-            raise missing_entities(missing, action="get_entities")
-        return [row_to_entity(found[i]) for i in wanted]
-
-    async def find_entities(self, name: str, *, namespace: str | None = None) -> list[Entity]:
-        key = normalise_name(check_name(name))
-        if not key:
-            return []
-        sql = (
-            f"SELECT {_E} FROM graph_entities WHERE (name_norm = %(k)s OR id IN "
-            "(SELECT entity_id FROM graph_entity_aliases WHERE alias_norm = %(k)s))"
-            + (" AND namespace = %(ns)s" if namespace is not None else "")
-            + ' ORDER BY id COLLATE "C"'
-        )
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(sql, {"k": key, "ns": namespace})
-            return await cur.fetchall()
-
-        return [row_to_entity(r) for r in await self._tx(work, action="find_entities")]
-
-    async def list_entities(self, *, namespace: str | None = None) -> list[Entity]:
-        where = "WHERE namespace = %s" if namespace is not None else ""
-        params = [namespace] if namespace is not None else []
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(
-                f'SELECT {_E} FROM graph_entities {where} ORDER BY id COLLATE "C"', params
-            )
-            return await cur.fetchall()
-
-        return [row_to_entity(r) for r in await self._tx(work, action="list_entities")]
-
-    async def add_relationships(self, relationships: Sequence[Relationship]) -> None:
-        batch = check_items(relationships, Relationship, action="add_relationships")
-        dups = duplicates([r.id for r in batch])
-        if dups:
-            raise DuplicateIdError(
-                f"add_relationships: ids {dups[:10]} appear twice in the batch; nothing written"
-            )
-        if not batch:
-            return
+    async def _add_relationships(self, batch: list[Relationship], endpoints: list[str]) -> None:
         rows = [relationship_to_row(r) for r in batch]
-        endpoints = list(dict.fromkeys(i for r in batch for i in (r.source_id, r.target_id)))
 
         async def work(conn: AConn) -> None:
             missing = await _missing_entities(conn, endpoints)
@@ -156,84 +90,34 @@ class PostgresGraphStore(PostgresStore):
                 raise missing_entities(missing, action="add_relationships")
             await conn.execute(
                 f"CREATE TEMP TABLE remem_rels ON COMMIT DROP AS "
-                f"SELECT {_R} FROM graph_relationships WITH NO DATA"
+                f"SELECT {R_COLS} FROM graph_relationships WITH NO DATA"
             )
             await copy_rows(conn, "remem_rels", RELATIONSHIP_COLUMNS, rows)
-            existing = await fetch_ids(
-                conn,
-                "SELECT r.id FROM remem_rels AS r JOIN graph_relationships AS g ON g.id = r.id "
-                'ORDER BY r.id COLLATE "C" LIMIT 10',
-                [],
-            )
-            if existing:
-                raise DuplicateIdError(
-                    f"add_relationships: ids {existing} already exist; nothing was written"
+            refuse_existing_relationships(
+                await fetch_ids(
+                    conn,
+                    "SELECT r.id FROM remem_rels AS r JOIN graph_relationships AS g "
+                    'ON g.id = r.id ORDER BY r.id COLLATE "C" LIMIT 10',
+                    [],
                 )
+            )
             await conn.execute(
-                f"INSERT INTO graph_relationships ({_R}) SELECT {_R} FROM remem_rels"
+                f"INSERT INTO graph_relationships ({R_COLS}) SELECT {R_COLS} FROM remem_rels"
             )
 
         await self._tx(work, action="add_relationships")
 
-    async def relationships(
-        self,
-        entity_id: str,
-        *,
-        direction: Literal["out", "in", "both"] = "both",
-        at: datetime | None = None,
-        include_superseded: bool = False,
-    ) -> list[Relationship]:
-        check_ids([entity_id], action="relationships")
-        ends = {"out": "source_id = %(e)s", "in": "target_id = %(e)s"}.get(
-            check_direction(direction), "(source_id = %(e)s OR target_id = %(e)s)"
-        )
-        clauses = [ends]
-        when = check_at(at)
-        if when is not None:
-            clauses.append(_VALID_AT)
-        if not include_superseded:
-            clauses.append("superseded_by IS NULL")
-        sql = f"SELECT {_R} FROM graph_relationships WHERE {' AND '.join(clauses)} "
-        sql += 'ORDER BY created_at, id COLLATE "C"'
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(sql, {"e": entity_id, "at": when})
-            return await cur.fetchall()
-
-        return [row_to_relationship(r) for r in await self._tx(work, action="relationships")]
-
-    async def supersede_relationship(self, old_id: str, new_id: str, *, at: datetime) -> None:
-        check_ids([old_id, new_id], action="supersede_relationship")
-        if old_id == new_id:
-            raise InvalidArgumentError(f"{old_id!r} cannot supersede itself; pass a different id")
-        when = check_at(at)
-
+    async def _supersede_relationship(self, old_id: str, new_id: str, at: datetime) -> None:
         async def work(conn: AConn) -> None:
-            cur = await conn.execute(
-                "SELECT id, superseded_by FROM graph_relationships WHERE id IN (%s, %s) FOR UPDATE",
-                [old_id, new_id],
-            )
+            cur = await conn.execute(_SUPERSEDE_READ, [old_id, new_id])
             found = {r[0]: r[1] for r in await cur.fetchall()}
-            missing = [i for i in (old_id, new_id) if i not in found]
-            if missing:
-                raise missing_entities(
-                    missing, action="supersede_relationship", what="relationship"
-                )
-            if found[old_id] is not None and found[old_id] != new_id:
-                raise InvalidArgumentError(
-                    f"{old_id!r} is already superseded by {found[old_id]!r}; supersede that instead"
-                )
-            await conn.execute(
-                "UPDATE graph_relationships SET superseded_by = %s, valid_to = CASE "
-                "WHEN valid_to IS NULL OR valid_to > %s THEN %s ELSE valid_to END WHERE id = %s",
-                [new_id, when, when, old_id],
-            )
+            refuse_relationship_supersede(found, old_id, new_id)
+            await conn.execute(_SUPERSEDE_UPDATE, [new_id, at, at, old_id])
 
         await self._tx(work, action="supersede_relationship")
 
-    async def end_relationship(self, rel_id: str, *, at: datetime) -> None:
-        check_ids([rel_id], action="end_relationship")
-        when = check_at(at)
+    async def _end_relationship(self, rel_id: str, at: datetime) -> None:
+        when = at
 
         async def work(conn: AConn) -> None:
             cur = await conn.execute(
@@ -255,15 +139,12 @@ class PostgresGraphStore(PostgresStore):
 
         await self._tx(work, action="end_relationship")
 
-    async def neighbours(
-        self, entity_ids: Sequence[str], *, depth: int = 1, at: datetime | None = None
+    async def _neighbours(
+        self, starts: list[str], depth: int, at: datetime | None
     ) -> list[Neighbour]:
-        starts = list(dict.fromkeys(check_ids(entity_ids, action="neighbours")))
-        max_depth = check_depth(depth)
-        when = check_at(at)
-        if not starts:
-            return []
-        valid = "superseded_by IS NULL" + (f" AND {_VALID_AT}" if when is not None else "")
+        valid = "superseded_by IS NULL" + (
+            f" AND {valid_at_sql(POSTGRES)}" if at is not None else ""
+        )
         cols = ", ".join("g." + c for c in ENTITY_COLUMNS)
         sql = f"""
             WITH RECURSIVE
@@ -289,7 +170,7 @@ class PostgresGraphStore(PostgresStore):
             FROM best JOIN graph_entities AS g ON g.id = best.entity_id
             ORDER BY best.depth, g.id COLLATE "C"
         """
-        params = {"starts": starts, "depth": max_depth, "at": when}
+        params = {"starts": starts, "depth": depth, "at": at}
 
         async def work(conn: AConn) -> list[tuple[Any, ...]]:
             missing = await _missing_entities(conn, starts)
@@ -301,11 +182,8 @@ class PostgresGraphStore(PostgresStore):
         rows = await self._tx(work, action="neighbours")
         return [Neighbour(row_to_entity(r[2:]), int(r[0]), tuple(r[1])) for r in rows]
 
-    async def record_access(self, counts: Mapping[str, int]) -> None:
-        checked = {k: v for k, v in check_counts(counts).items() if v}
-        if not checked:
-            return
-        ids, ns = list(checked), list(checked.values())
+    async def _record_access(self, counts: dict[str, int]) -> None:
+        ids, ns = list(counts), list(counts.values())
 
         async def work(conn: AConn) -> None:
             missing = await _missing_entities(conn, ids)
@@ -318,26 +196,3 @@ class PostgresGraphStore(PostgresStore):
             )
 
         await self._tx(work, action="record_access")
-
-    async def relationship_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
-        """Per entity: the number of non-superseded relationships it is source or target of."""
-        wanted = list(dict.fromkeys(check_ids(entity_ids, action="relationship_counts")))
-        if not wanted:
-            return {}
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(
-                """
-                WITH ends AS (
-                    SELECT id, source_id AS e FROM graph_relationships WHERE superseded_by IS NULL
-                    UNION
-                    SELECT id, target_id FROM graph_relationships WHERE superseded_by IS NULL
-                )
-                SELECT e, count(*) FROM ends WHERE e = ANY(%s::text[]) GROUP BY e
-                """,
-                [wanted],
-            )
-            return await cur.fetchall()
-
-        found = {r[0]: r[1] for r in await self._tx(work, action="relationship_counts")}
-        return {i: int(found.get(i, 0)) for i in wanted}

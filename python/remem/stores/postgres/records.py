@@ -8,54 +8,30 @@ from typing import Any
 
 import numpy as np
 
-from remem.errors import DuplicateIdError, InvalidArgumentError
-from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
+from remem.models import MemoryLifecycleMetadata, MemoryRecord
+from remem.stores.base.records import (
+    COLS,
+    RecordStoreBase,
+    Row,
+    refuse_early_access,
+    refuse_existing,
+    refuse_supersede,
+    refuse_taken,
+    supersede_sql,
+)
 from remem.stores.postgres.base import AConn, PostgresStore, copy_rows, fetch_ids
 from remem.stores.postgres.schema import GRAPH_MIGRATIONS, RECORD_MIGRATIONS
-from remem.stores.record_checks import (
-    check_accesses,
-    check_namespace,
-    check_supersede,
-    check_supersessions,
-    check_updates,
-    keyed_fact_filter,
-    kind_values,
-    missing_error,
-    record_filter,
-    stage_values,
-)
-from remem.stores.record_rows import (
+from remem.stores.records import LifecycleColumns
+from remem.stores.shared.record_checks import missing_error
+from remem.stores.shared.record_rows import (
     LIFECYCLE_COLUMNS,
     RECORD_COLUMNS,
-    check_ids,
-    check_records,
-    duplicates,
     lifecycle_values,
     record_to_row,
-    row_to_record,
 )
-from remem.stores.records import LifecycleColumns
+from remem.stores.sql.dialect import POSTGRES
 
-_COLS = ", ".join(RECORD_COLUMNS)
-_ORDER = 'ORDER BY created_at, id COLLATE "C"'
-_SUBJECT = "(metadata->>'subject')"
-_ATTRIBUTE = "(metadata->>'attribute')"
-
-
-def _where(
-    stages: list[str] | None,
-    kinds: list[str] | None = None,
-    namespace: str | None = None,
-    include_superseded: bool = True,
-) -> tuple[str, list[object]]:
-    return record_filter(
-        stages,
-        kinds,
-        namespace,
-        include_superseded,
-        in_list="{expr} = ANY({p}::text[])",
-        placeholder="%s",
-    )
+_SUPERSEDE_READ, _SUPERSEDE_UPDATE = supersede_sql(POSTGRES, "memory_records")
 
 
 async def _temp_like(conn: AConn, name: str, columns: Sequence[str]) -> None:
@@ -74,13 +50,14 @@ async def _missing(conn: AConn, table: str) -> list[str]:
     )
 
 
-class PostgresRecordStore(PostgresStore):
+class PostgresRecordStore(PostgresStore, RecordStoreBase):
     """Memory records in PostgreSQL; same contract and orderings as DuckDBRecordStore.
 
     ``PostgresRecordStore(dsn)``. Batches are loaded with ``COPY`` into a temporary table and
     applied by one ``INSERT/UPDATE ... SELECT`` in the same transaction, so a DuplicateIdError
     or NotFoundError leaves nothing written. Opening applies the ``graph`` and ``records``
-    migrations (``relationship_count`` joins the graph tables).
+    migrations (``relationship_count`` joins the graph tables). Argument checks and the reads
+    both backends spell alike live in :class:`RecordStoreBase`.
 
     ``relationship_count`` of a record is the number of distinct non-superseded relationships
     whose source or target is one of the record's ``entity_ids`` (0 when it has none).
@@ -93,107 +70,43 @@ class PostgresRecordStore(PostgresStore):
 
     _components = (("graph", GRAPH_MIGRATIONS), ("records", RECORD_MIGRATIONS))
 
-    async def put(self, records: Sequence[MemoryRecord]) -> None:
-        batch = check_records(records, action="put")
-        dups = duplicates([r.id for r in batch])
-        if dups:
-            raise DuplicateIdError(
-                f"put: ids {dups[:10]} appear twice in the batch; nothing written"
-            )
-        if not batch:
-            return
+    async def _put(self, batch: list[MemoryRecord]) -> None:
         rows = [record_to_row(r) for r in batch]
 
         async def work(conn: AConn) -> None:
             await _temp_like(conn, "remem_put", RECORD_COLUMNS)
             await copy_rows(conn, "remem_put", RECORD_COLUMNS, rows)
-            existing = await fetch_ids(
-                conn,
-                "SELECT p.id FROM remem_put AS p JOIN memory_records AS m ON m.id = p.id "
-                'ORDER BY p.id COLLATE "C" LIMIT 10',
-                [],
-            )
-            if existing:
-                raise DuplicateIdError(
-                    f"put: ids {existing} already exist; nothing was written "
-                    "(use upsert to replace)"
+            refuse_existing(
+                await fetch_ids(
+                    conn,
+                    "SELECT p.id FROM remem_put AS p JOIN memory_records AS m ON m.id = p.id "
+                    'ORDER BY p.id COLLATE "C" LIMIT 10',
+                    [],
                 )
-            await conn.execute(
-                f"INSERT INTO memory_records ({_COLS}) SELECT {_COLS} FROM remem_put"
             )
+            await conn.execute(f"INSERT INTO memory_records ({COLS}) SELECT {COLS} FROM remem_put")
 
         await self._tx(work, action="put")
 
-    async def upsert(self, records: Sequence[MemoryRecord]) -> None:
-        batch = check_records(records, action="upsert")
-        last = {r.id: r for r in batch}
-        if not last:
-            return
-        rows = [record_to_row(r) for r in last.values()]
+    async def _upsert(self, batch: list[MemoryRecord]) -> None:
+        rows = [record_to_row(r) for r in batch]
         sets = ", ".join(f"{c} = excluded.{c}" for c in RECORD_COLUMNS if c != "id")
 
         async def work(conn: AConn) -> None:
             await _temp_like(conn, "remem_upsert", RECORD_COLUMNS)
             await copy_rows(conn, "remem_upsert", RECORD_COLUMNS, rows)
             await conn.execute(
-                f"INSERT INTO memory_records ({_COLS}) SELECT {_COLS} FROM remem_upsert "
+                f"INSERT INTO memory_records ({COLS}) SELECT {COLS} FROM remem_upsert "
                 f"ON CONFLICT (id) DO UPDATE SET {sets}"
             )
 
         await self._tx(work, action="upsert")
 
-    async def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
-        wanted = check_ids(ids, action="get")
-        if not wanted:
-            return []
-        unique = list(dict.fromkeys(wanted))
+    async def _get_rows(self, ids: list[str]) -> dict[str, Row]:
+        sql = f"SELECT {COLS} FROM memory_records WHERE {POSTGRES.member('id')}"
+        return {row[0]: row for row in await self._rows(sql, [ids], action="get")}
 
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(
-                f"SELECT {_COLS} FROM memory_records WHERE id = ANY(%s::text[])", [unique]
-            )
-            return await cur.fetchall()
-
-        found = {row[0]: row for row in await self._tx(work, action="get")}
-        missing = [i for i in unique if i not in found]
-        if missing:
-            raise missing_error(missing, action="get")
-        return [row_to_record(found[i]) for i in wanted]
-
-    async def scan(
-        self,
-        *,
-        stages: Sequence[MemoryStage] | None = None,
-        kinds: Sequence[MemoryKind] | None = None,
-        namespace: str | None = None,
-        include_superseded: bool = False,
-    ) -> list[MemoryRecord]:
-        where, params = _where(
-            stage_values(stages), kind_values(kinds), check_namespace(namespace), include_superseded
-        )
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(
-                f"SELECT {_COLS} FROM memory_records WHERE {where} {_ORDER}", params
-            )
-            return await cur.fetchall()
-
-        return [row_to_record(r) for r in await self._tx(work, action="scan")]
-
-    async def count(self, *, stages: Sequence[MemoryStage] | None = None) -> int:
-        where, params = _where(stage_values(stages))
-
-        async def work(conn: AConn) -> int:
-            cur = await conn.execute(f"SELECT count(*) FROM memory_records WHERE {where}", params)
-            row = await cur.fetchone()
-            return int(row[0]) if row else 0
-
-        return await self._tx(work, action="count")
-
-    async def lifecycle_columns(
-        self, *, stages: Sequence[MemoryStage] | None = None
-    ) -> LifecycleColumns:
-        where, params = _where(stage_values(stages))
+    async def _lifecycle_columns(self, where: str, params: list[object]) -> LifecycleColumns:
         sql = f"""
             WITH sel AS (
                 SELECT id, stage, base_score, score_reference_time, created_at, access_count,
@@ -243,12 +156,7 @@ class PostgresRecordStore(PostgresStore):
             superseded=np.array(cols[10], dtype=np.bool_),
         )
 
-    async def update_lifecycle(
-        self, updates: Sequence[tuple[str, MemoryLifecycleMetadata]]
-    ) -> None:
-        batch = check_updates(updates)
-        if not batch:
-            return
+    async def _update_lifecycle(self, batch: list[tuple[str, MemoryLifecycleMetadata]]) -> None:
         columns = ("id", *LIFECYCLE_COLUMNS)
         rows = [(record_id, *lifecycle_values(lc)) for record_id, lc in batch]
         sets = ", ".join(f"{c} = v.{c}" for c in LIFECYCLE_COLUMNS)
@@ -265,14 +173,9 @@ class PostgresRecordStore(PostgresStore):
 
         await self._tx(work, action="update_lifecycle")
 
-    async def record_accesses(
-        self, ids: Sequence[str], new_base_scores: Sequence[float], at: datetime
-    ) -> None:
-        id_list, scores, when = check_accesses(ids, new_base_scores, at)
-        if not id_list:
-            return
+    async def _record_accesses(self, ids: list[str], scores: list[float], at: datetime) -> None:
         acc = "unnest(%(ids)s::text[], %(scores)s::float8[]) AS v(id, score)"
-        params = {"ids": id_list, "scores": scores, "at": when}
+        params = {"ids": ids, "scores": scores, "at": at}
 
         async def work(conn: AConn) -> None:
             missing = await fetch_ids(
@@ -289,11 +192,7 @@ class PostgresRecordStore(PostgresStore):
                 'WHERE m.created_at > %(at)s ORDER BY m.id COLLATE "C" LIMIT 10',
                 params,
             )
-            if early:
-                raise InvalidArgumentError(
-                    f"record_accesses: at={when.isoformat()} is before the creation of "
-                    f"{early}; pass the time of the access"
-                )
+            refuse_early_access(at, early)
             await conn.execute(
                 "UPDATE memory_records AS m SET access_count = m.access_count + 1, "
                 "accessed_at = %(at)s, score_reference_time = %(at)s, base_score = v.score "
@@ -303,35 +202,16 @@ class PostgresRecordStore(PostgresStore):
 
         await self._tx(work, action="record_accesses")
 
-    async def supersede(self, old_id: str, new_id: str, *, at: datetime) -> None:
-        when = check_supersede(old_id, new_id, at)
-
+    async def _supersede(self, old_id: str, new_id: str, at: datetime) -> None:
         async def work(conn: AConn) -> None:
-            cur = await conn.execute(
-                "SELECT id, superseded_by FROM memory_records WHERE id IN (%s, %s) FOR UPDATE",
-                [old_id, new_id],
-            )
+            cur = await conn.execute(_SUPERSEDE_READ, [old_id, new_id])
             found = {r[0]: r[1] for r in await cur.fetchall()}
-            missing = [i for i in (old_id, new_id) if i not in found]
-            if missing:
-                raise missing_error(missing, action="supersede")
-            current = found[old_id]
-            if current is not None and current != new_id:
-                raise InvalidArgumentError(
-                    f"{old_id!r} is already superseded by {current!r}; supersede that one instead"
-                )
-            await conn.execute(
-                "UPDATE memory_records SET superseded_by = %s, valid_to = CASE "
-                "WHEN valid_to IS NULL OR valid_to > %s THEN %s ELSE valid_to END WHERE id = %s",
-                [new_id, when, when, old_id],
-            )
+            refuse_supersede(found, old_id, new_id, unknown=_unknown, that="that one")
+            await conn.execute(_SUPERSEDE_UPDATE, [new_id, at, at, old_id])
 
         await self._tx(work, action="supersede")
 
-    async def supersede_many(self, items: Sequence[tuple[str, str, datetime]]) -> None:
-        batch = check_supersessions(items)
-        if not batch:
-            return
+    async def _supersede_many(self, batch: list[tuple[str, str, datetime]]) -> None:
         sup = (
             "unnest(%(old)s::text[], %(new)s::text[], %(at)s::timestamptz[]) "
             "AS s(old_id, new_id, at)"
@@ -359,12 +239,7 @@ class PostgresRecordStore(PostgresStore):
                 'AND m.superseded_by <> s.new_id ORDER BY m.id COLLATE "C" LIMIT 10',
                 params,
             )
-            taken = await cur.fetchall()
-            if taken:
-                raise InvalidArgumentError(
-                    f"supersede_many: {dict(taken)} are already superseded by other records; "
-                    "supersede those instead (nothing was changed)"
-                )
+            refuse_taken(await cur.fetchall())
             await conn.execute(
                 "UPDATE memory_records AS m SET superseded_by = s.new_id, valid_to = CASE "
                 "WHEN m.valid_to IS NULL OR m.valid_to > s.at THEN s.at ELSE m.valid_to END "
@@ -374,45 +249,15 @@ class PostgresRecordStore(PostgresStore):
 
         await self._tx(work, action="supersede_many")
 
-    async def keyed_facts(
-        self,
-        *,
-        subjects: Sequence[str] | None = None,
-        attributes: Sequence[str] | None = None,
-        namespace: str | None = None,
-        include_superseded: bool = False,
-    ) -> list[MemoryRecord]:
-        clauses, params = keyed_fact_filter(
-            subjects,
-            attributes,
-            namespace,
-            include_superseded=include_superseded,
-            subject_expr=_SUBJECT,
-            attribute_expr=_ATTRIBUTE,
-            in_list="{expr} = ANY({p}::text[])",
-            placeholder="%s",
-        )
-        sql = (
-            f"SELECT {_COLS} FROM memory_records WHERE {' AND '.join(clauses)} "
-            f'ORDER BY namespace COLLATE "C", {_SUBJECT} COLLATE "C", {_ATTRIBUTE} COLLATE "C", '
-            'coalesce(valid_from, created_at), created_at, id COLLATE "C"'
-        )
-
-        async def work(conn: AConn) -> list[tuple[Any, ...]]:
-            cur = await conn.execute(sql, params)
-            return await cur.fetchall()
-
-        return [row_to_record(r) for r in await self._tx(work, action="keyed_facts")]
-
-    async def delete(self, ids: Sequence[str]) -> int:
-        unique = list(dict.fromkeys(check_ids(ids, action="delete")))
-        if not unique:
-            return 0
-
+    async def _delete(self, ids: list[str]) -> int:
         async def work(conn: AConn) -> int:
             cur = await conn.execute(
-                "DELETE FROM memory_records WHERE id = ANY(%s::text[])", [unique]
+                f"DELETE FROM memory_records WHERE {POSTGRES.member('id')}", [ids]
             )
             return cur.rowcount
 
         return await self._tx(work, action="delete")
+
+
+def _unknown(ids: list[str]) -> Exception:
+    return missing_error(ids, action="supersede")

@@ -1,12 +1,13 @@
 """Which normalisation built ``remem_episodes``' search text, and re-indexing when it changes.
 
-The PostgreSQL twin of :mod:`remem.stores.sqlite.search_identity`: the stored ``search_text``
-(from which the ``tsv`` column is generated) is derived from ``text`` by
-:meth:`~remem.stores.search_text.FullTextConfig.search_text`, so when the config's ``identity``
-differs from the one recorded in ``remem_episodes_search_identity`` (or none is recorded but rows
-exist: :data:`LEGACY_IDENTITY`, remem before stemming), every row's ``search_text`` is recomputed
-from its ``text`` in one transaction, under an advisory lock so concurrent openers re-index once;
-PostgreSQL regenerates ``tsv`` and the GIN index. Only the derived columns change.
+The PostgreSQL twin of :mod:`remem.stores.sqlite.search_identity`: the stored ``search_text`` (from
+which the ``tsv`` column is generated) is derived from ``text`` by
+:meth:`~remem.stores.shared.search_text.FullTextConfig.search_text`, so when the config's
+``identity`` differs from the one recorded in ``remem_episodes_search_identity`` (or none is
+recorded but rows exist: :data:`LEGACY_IDENTITY`, remem before stemming), every row's
+``search_text`` is recomputed from its ``text`` in one transaction, under an advisory lock so
+concurrent openers re-index once; PostgreSQL regenerates ``tsv`` and the GIN index. Only the derived
+columns change.
 
 The tsvector stays on the ``simple`` configuration: stemming happens in Python, in the
 normalisation every backend shares, so PostgreSQL and SQLite index the very same tokens (the
@@ -21,7 +22,7 @@ from typing import Any
 import psycopg
 
 from remem.errors import BackendError
-from remem.stores.search_text import FullTextConfig
+from remem.stores.shared.search_text import FullTextConfig
 
 __all__ = ["IDENTITY_MIGRATION_SQL", "LEGACY_IDENTITY", "ensure_search_identity"]
 

@@ -11,7 +11,7 @@ from psycopg.types.json import Json
 
 from remem.errors import NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession
-from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
 from remem.stores.postgres.migrations import Migration

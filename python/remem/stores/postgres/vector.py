@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,9 +14,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import DuplicateIdError, NotFoundError, shown
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
-from remem.stores.filter_sql import compile_postgres
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.filters import Filter, parse_where
-from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.postgres.connection import open_pool, raise_backend
 from remem.stores.postgres.migrations import migrate
 from remem.stores.postgres.vector_copy import copy_payload, vector_text
@@ -27,6 +25,7 @@ from remem.stores.postgres.vector_schema import (
     PgCollection,
     PgVectorConfig,
 )
+from remem.stores.shared.filter_sql import compile_postgres
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,
@@ -64,7 +63,6 @@ class PgVectorStore(StoreLifecycle):
         self.dsn = dsn
         self.config = config or PgVectorConfig()
         self._pool: AsyncConnectionPool | None = None
-        self._open_lock = asyncio.Lock()
 
     async def _open(self) -> None:
         pool = await open_pool(self.dsn)
@@ -83,10 +81,7 @@ class PgVectorStore(StoreLifecycle):
 
     @asynccontextmanager
     async def _conn(self, action: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        self._check_open()
-        if self._state is StoreState.UNOPENED:
-            async with self._open_lock:
-                await self.open()
+        await self._ensure_open()
         assert self._pool is not None
         try:
             async with self._pool.connection() as conn, conn.transaction():

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from remem.errors import BackendError, ConfigError, DuplicateIdError, IntegrityError
-from remem.stores.worker import BlockingWorker
+from remem.stores.shared.worker import BlockingWorker
 
 T = TypeVar("T")
 

@@ -41,7 +41,7 @@ _HIT_COLUMNS = "seq, id, kind, session_id, turn_number, text, created_at_us, met
 
 @dataclass(frozen=True)
 class EpisodeQuery:
-    """A validated search: its query terms (:func:`~remem.stores.search_text.query_terms`),
+    """A validated search: its query terms (:func:`~remem.stores.shared.search_text.query_terms`),
     ``limit`` ≥ 1, and the filters (microseconds since the epoch)."""
 
     terms: tuple[str, ...]

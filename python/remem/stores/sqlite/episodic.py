@@ -7,24 +7,26 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from remem.errors import ConfigError, DuplicateIdError
-from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
-from remem.models.base import trusted
+from remem.errors import ConfigError
+from remem.models import DaySummary, EpisodicHit, TranscriptEntry
+from remem.stores.base.episodic import EpisodicStoreBase
 from remem.stores.episodic import (
     NoteInput,
     check_note,
     check_notes,
-    check_search,
     check_summary,
     group_by_day,
     load_timezone,
-    turn_text,
 )
-from remem.stores.lifecycle import StoreLifecycle
-from remem.stores.search_text import DEFAULT_FULL_TEXT, FullTextConfig, fts5_match
-from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
+from remem.stores.shared.search_text import DEFAULT_FULL_TEXT, FullTextConfig
+from remem.stores.sqlite.day_summaries import (
+    PUT_SUMMARY_SQL,
+    SUMMARIES_SQL,
+    summary_from_row,
+    summary_row,
+)
 from remem.stores.sqlite.embedded import (
     Durability,
     EmbeddedDatabase,
@@ -32,88 +34,27 @@ from remem.stores.sqlite.embedded import (
     write_transaction,
 )
 from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
+from remem.stores.sqlite.episode_rows import Row, entry_from_row, new_rows, note_row, turn_row
+from remem.stores.sqlite.episode_search import fts5_plan, hit_from_row, read_hits, search_request
+from remem.stores.sqlite.episodic_schema import COLUMNS, IMMUTABLE, SCHEMA
 from remem.stores.sqlite.readers import ReaderPool
-from remem.stores.sqlite.search_identity import IDENTITY_SCHEMA, ensure_search_identity
+from remem.stores.sqlite.search_identity import ensure_search_identity
 from remem.stores.transcript import check_entries, check_session_id
 
 SCHEMA_VERSION = 1
 """The episodic schema version this remem writes (``remem migrate`` compares it)."""
 
-_IMMUTABLE = """CREATE TRIGGER IF NOT EXISTS episodic_items_immutable
-    BEFORE UPDATE ON episodic_items BEGIN SELECT RAISE(ABORT, 'episodes are immutable'); END"""
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS episodic_items (
-        seq               INTEGER PRIMARY KEY,
-        id                TEXT NOT NULL UNIQUE,
-        kind              TEXT NOT NULL,
-        session_id        TEXT,
-        turn_number       INTEGER,
-        user_message      TEXT,
-        assistant_message TEXT,
-        text              TEXT NOT NULL,
-        created_at_us     INTEGER NOT NULL,
-        metadata          TEXT NOT NULL,
-        search_text       TEXT NOT NULL
-    )""",
-    """CREATE UNIQUE INDEX IF NOT EXISTS episodic_items_turn
-        ON episodic_items (session_id, turn_number) WHERE kind = 'turn'""",
-    # External-content FTS5 over the normalised search_text (see remem.stores.search_text);
-    # unicode61 then only splits on non-word characters; bm25 ranks.
-    """CREATE VIRTUAL TABLE IF NOT EXISTS episodic_fts USING fts5(
-        search_text, content='episodic_items', content_rowid='seq',
-        tokenize='unicode61 remove_diacritics 2'
-    )""",
-    """CREATE TRIGGER IF NOT EXISTS episodic_items_indexed AFTER INSERT ON episodic_items
-        BEGIN
-            INSERT INTO episodic_fts (rowid, search_text) VALUES (new.seq, new.search_text);
-        END""",
-    _IMMUTABLE,
-    IDENTITY_SCHEMA,
-    """CREATE TABLE IF NOT EXISTS episodic_day_summaries (
-        session_id    TEXT NOT NULL,
-        timezone      TEXT NOT NULL,
-        day           TEXT NOT NULL,
-        text          TEXT NOT NULL,
-        turn_count    INTEGER NOT NULL,
-        first_turn    INTEGER,
-        last_turn     INTEGER,
-        created_at_us INTEGER NOT NULL,
-        PRIMARY KEY (session_id, timezone, day)
-    )""",
-)
-_COLUMNS = (
-    "id, kind, session_id, turn_number, user_message, assistant_message, text, created_at_us, "
-    "metadata, search_text"
-)
-# bm25 ranking in two steps: every match's (seq, score) is materialised from the FTS index
-# alone, then only rows scoring at least the limit-th best score are joined to episodic_items
-# for the tie-break columns and the text. Joining every match before sorting (the direct form)
-# read each matching row's text — measured at 10k notes with ~1k matches per chat query, 2-4x
-# slower. Same rows in the same order: ties at the cut are all kept, then ordered and limited.
-# {filter} narrows the matches (session, time) before the cut.
-_HIT = (
-    "WITH m AS MATERIALIZED (SELECT episodic_fts.rowid AS seq, -bm25(episodic_fts) AS score "
-    "FROM episodic_fts{join} WHERE episodic_fts MATCH ?{filter}), "
-    "cut AS (SELECT score FROM m ORDER BY score DESC LIMIT 1 OFFSET ?) "
-    "SELECT i.id, i.kind, i.session_id, i.turn_number, i.text, m.score, i.created_at_us, "
-    "i.metadata FROM m JOIN episodic_items AS i ON i.seq = m.seq "
-    "WHERE m.score >= coalesce((SELECT score FROM cut), -1e308) "
-    "ORDER BY m.score DESC, i.created_at_us DESC, i.id LIMIT ?"
-)
-
-_Row = tuple[Any, ...]
-_Plan = tuple[str, list[object]]
 SearchIndex = Literal["memory", "fts5"]
 
 
-class SQLiteEpisodicStore(StoreLifecycle):
+class SQLiteEpisodicStore(EpisodicStoreBase):
     """Episodic search in the SQLite file at ``path`` (created if missing), in WAL mode.
 
     Decision: its own file, next to the transcript's (the embedded default is one directory
     holding ``transcript.db`` and ``episodic.db``), so indexing never holds the write lock that
     transcript appends wait on. Tables are prefixed, so sharing one file also works.
 
-    Search: full text over :func:`remem.stores.search_text.search_text` (accents folded, CJK
+    Search: full text over :func:`remem.stores.shared.search_text.search_text` (accents folded, CJK
     bigrams), ranked by FTS5's bm25 (``score = -bm25``, higher is better), then newest first,
     then by id. The FTS5 table (``unicode61`` tokenizer) is the durable index, kept by a
     trigger. With ``search_index="memory"`` (the default) queries are answered by an in-memory
@@ -126,7 +67,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
     ``"fts5"`` queries the FTS5 table directly, as before. Days group turns in ``timezone`` (an
     IANA name).
 
-    Normalisation: ``full_text`` (:class:`~remem.stores.search_text.FullTextConfig`: the
+    Normalisation: ``full_text`` (:class:`~remem.stores.shared.search_text.FullTextConfig`: the
     stemming language, English by default, and the query stop words). A file whose index was
     built with another normalisation (an older remem, another language) is re-indexed from its
     stored texts when it is opened (:mod:`~remem.stores.sqlite.search_identity`).
@@ -167,11 +108,11 @@ class SQLiteEpisodicStore(StoreLifecycle):
         self._db = EmbeddedDatabase(
             path,
             name="episodic",
-            schema=_SCHEMA,
+            schema=SCHEMA,
             schema_version=SCHEMA_VERSION,
             durability=durability,
             upgrade=lambda conn: ensure_search_identity(
-                conn, full_text, immutable_trigger=_IMMUTABLE
+                conn, full_text, immutable_trigger=IMMUTABLE
             ),
         )
         self._readers: ReaderPool | None = None
@@ -192,21 +133,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
 
     async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None:
         self._check_open()
-        rows = [
-            (
-                e.id,
-                EpisodeKind.TURN.value,
-                e.session_id,
-                e.turn_number,
-                e.user_message,
-                e.assistant_message,
-                turn_text(e),
-                to_micros(e.created_at),
-                dump_metadata(e.metadata),
-                self.full_text.search_text(turn_text(e)),
-            )
-            for e in check_entries(entries)
-        ]
+        rows = [turn_row(e, self.full_text) for e in check_entries(entries)]
         await self._insert(rows, "indexing turns")
 
     async def add_note(
@@ -220,23 +147,23 @@ class SQLiteEpisodicStore(StoreLifecycle):
     ) -> None:
         self._check_open()
         note = check_note(note_id, text, created_at, session_id, metadata)
-        await self._insert([_note_row(note, self.full_text)], f"adding note {note.note_id!r}")
+        await self._insert([note_row(note, self.full_text)], f"adding note {note.note_id!r}")
 
     async def add_notes(self, notes: Sequence[NoteInput]) -> None:
         """Add many notes in one transaction, all or nothing (see the protocol)."""
         self._check_open()
         await self._insert(
-            [_note_row(n, self.full_text) for n in check_notes(notes)], "adding notes"
+            [note_row(n, self.full_text) for n in check_notes(notes)], "adding notes"
         )
 
-    async def _insert(self, rows: list[_Row], action: str) -> None:
+    async def _insert(self, rows: list[Row], action: str) -> None:
         if not rows:
             return
 
         def insert(conn: sqlite3.Connection) -> None:
-            fresh = _new_rows(conn, rows)
+            fresh = new_rows(conn, rows)
             conn.executemany(
-                f"INSERT INTO episodic_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO episodic_items ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 fresh,
             )
 
@@ -255,7 +182,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
         until: datetime | None = None,
     ) -> list[EpisodicHit]:
         self._check_open()
-        request = _request(query, limit, session_id, since, until, self.full_text)
+        request = search_request(query, limit, session_id, since, until, self.full_text)
         if request is None:
             return []
         if self._episodes is not None:
@@ -280,7 +207,9 @@ class SQLiteEpisodicStore(StoreLifecycle):
         parallel on read-only connections (:class:`~remem.stores.sqlite.readers.ReaderPool`): SQLite
         evaluates a query without the GIL, so a batch uses every core."""
         self._check_open()
-        requests = [_request(q, limit, session_id, since, until, self.full_text) for q in queries]
+        requests = [
+            search_request(q, limit, session_id, since, until, self.full_text) for q in queries
+        ]
         todo = [r for r in requests if r is not None]
         if self._episodes is not None and todo:
             found = iter(await self._search_memory(self._episodes, todo))
@@ -291,14 +220,14 @@ class SQLiteEpisodicStore(StoreLifecycle):
             if self._readers is None:
                 await self._db.run(lambda conn: None)  # the file and schema exist from here on
                 self._readers = ReaderPool(self.path, name="episodic-read")
-            found = iter(await self._readers.map(_read, [_plan(r) for r in todo]))
+            found = iter(await self._readers.map(read_hits, [fts5_plan(r) for r in todo]))
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
         return [[] if r is None else next(found) for r in requests]
 
     async def _search_fts5(self, request: EpisodeQuery) -> list[EpisodicHit]:
         try:
-            return await self._db.run(lambda conn: _read(conn, _plan(request)))
+            return await self._db.run(lambda conn: read_hits(conn, fts5_plan(request)))
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
 
@@ -310,7 +239,9 @@ class SQLiteEpisodicStore(StoreLifecycle):
             view = episodes.catch_up(conn)
             rows = fetch_hits(conn, requests, view.candidates_many(requests))
             return [
-                _read(conn, _plan(r)) if found is None else [_hit(row) for row in found]
+                read_hits(conn, fts5_plan(r))
+                if found is None
+                else [hit_from_row(row) for row in found]
                 for r, found in zip(requests, rows, strict=True)
             ]
 
@@ -330,7 +261,7 @@ class SQLiteEpisodicStore(StoreLifecycle):
                 "WHERE session_id = ? AND kind = 'turn' ORDER BY turn_number",
                 (session_id,),
             )
-            return [_entry(row) for row in cur]
+            return [entry_from_row(row) for row in cur]
 
         try:
             entries = await self._db.run(read)
@@ -341,22 +272,10 @@ class SQLiteEpisodicStore(StoreLifecycle):
     async def put_day_summary(self, summary: DaySummary) -> None:
         self._check_open()
         check_summary(summary, self.timezone)
-        row = (
-            summary.session_id,
-            summary.timezone,
-            summary.day.isoformat(),
-            summary.text,
-            summary.turn_count,
-            summary.first_turn,
-            summary.last_turn,
-            to_micros(summary.created_at),
-        )
+        row = summary_row(summary)
 
         def upsert(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO episodic_day_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
+            conn.execute(PUT_SUMMARY_SQL, row)
 
         try:
             await self._db.run(lambda conn: write_transaction(conn, upsert))
@@ -366,142 +285,10 @@ class SQLiteEpisodicStore(StoreLifecycle):
     async def get_day_summaries(self, session_id: str) -> list[DaySummary]:
         self._check_open()
         check_session_id(session_id)
-        sql = (
-            "SELECT session_id, timezone, day, text, turn_count, first_turn, last_turn, "
-            "created_at_us FROM episodic_day_summaries WHERE session_id = ? AND timezone = ? "
-            "ORDER BY day"
-        )
         try:
             rows = await self._db.run(
-                lambda conn: conn.execute(sql, (session_id, self.timezone)).fetchall()
+                lambda conn: conn.execute(SUMMARIES_SQL, (session_id, self.timezone)).fetchall()
             )
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "reading day summaries") from exc
-        return [
-            DaySummary(
-                session_id=r[0],
-                timezone=r[1],
-                day=date.fromisoformat(r[2]),
-                text=r[3],
-                turn_count=r[4],
-                first_turn=r[5],
-                last_turn=r[6],
-                created_at=from_micros(r[7]),
-            )
-            for r in rows
-        ]
-
-
-def _request(
-    query: str,
-    limit: int,
-    session_id: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    full_text: FullTextConfig,
-) -> EpisodeQuery | None:
-    """The validated search; None when it can find nothing."""
-    query, limit, since, until = check_search(query, limit, since, until)
-    if session_id is not None:
-        check_session_id(session_id)
-    terms = full_text.query_terms(query)
-    if not terms or limit == 0:
-        return None
-    return EpisodeQuery(
-        terms=tuple(terms),
-        limit=limit,
-        session_id=session_id,
-        since_us=None if since is None else to_micros(since),
-        until_us=None if until is None else to_micros(until),
-    )
-
-
-def _plan(request: EpisodeQuery) -> _Plan:
-    """The FTS5 search as (sql, params)."""
-    params: list[object] = [fts5_match(list(request.terms))]
-    where = ""
-    if request.session_id is not None:
-        where += " AND i.session_id = ?"
-        params.append(request.session_id)
-    if request.since_us is not None:
-        where += " AND i.created_at_us >= ?"
-        params.append(request.since_us)
-    if request.until_us is not None:
-        where += " AND i.created_at_us < ?"
-        params.append(request.until_us)
-    join = " JOIN episodic_items AS i ON i.seq = episodic_fts.rowid" if where else ""
-    sql = _HIT.format(join=join, filter=where)
-    params += [request.limit - 1, request.limit]
-    return sql, params
-
-
-def _read(conn: sqlite3.Connection, plan: _Plan) -> list[EpisodicHit]:
-    return [_hit(row) for row in conn.execute(*plan)]
-
-
-def _new_rows(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
-    """Rows not stored yet; DuplicateIdError if an id exists (or repeats) with other content."""
-    fresh: dict[object, _Row] = {}
-    for row in rows:
-        # search_text (last column) is derived; identity is the content before it.
-        if row[0] in fresh:
-            same = fresh[row[0]][:-1] == row[:-1]
-        else:
-            stored = conn.execute(
-                f"SELECT {_COLUMNS} FROM episodic_items WHERE id = ?", (row[0],)
-            ).fetchone()
-            if stored is None:
-                fresh[row[0]] = row
-                continue
-            same = tuple(stored)[:-1] == row[:-1]
-        if not same:
-            raise DuplicateIdError(
-                f"episode {row[0]!r} already exists with other content; episodes are immutable, "
-                "use a new id"
-            )
-    return list(fresh.values())
-
-
-def _note_row(note: NoteInput, full_text: FullTextConfig) -> _Row:
-    return (
-        note.note_id,
-        EpisodeKind.NOTE.value,
-        note.session_id,
-        None,
-        None,
-        None,
-        note.text,
-        to_micros(note.created_at),
-        dump_metadata(note.metadata),
-        full_text.search_text(note.text),
-    )
-
-
-def _hit(row: _Row) -> EpisodicHit:
-    id_, kind, session_id, turn, text, score, created_at_us, metadata = row
-    return trusted(
-        EpisodicHit,
-        {
-            "id": id_,
-            "kind": EpisodeKind(kind),
-            "session_id": session_id,
-            "turn_number": turn,
-            "text": text,
-            "score": float(score),
-            "created_at": from_micros(created_at_us),
-            "metadata": load_metadata(metadata),
-        },
-    )
-
-
-def _entry(row: _Row) -> TranscriptEntry:
-    id_, session_id, turn, user, assistant, created_at_us, metadata = row
-    return TranscriptEntry.model_construct(
-        id=id_,
-        session_id=session_id,
-        turn_number=turn,
-        user_message=user,
-        assistant_message=assistant,
-        created_at=from_micros(created_at_us),
-        metadata=load_metadata(metadata),
-    )
+        return [summary_from_row(r) for r in rows]

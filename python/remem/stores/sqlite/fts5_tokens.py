@@ -1,6 +1,6 @@
 """The tokens SQLite FTS5 (``unicode61 remove_diacritics 2``) makes of a normalised search text.
 
-:func:`remem.stores.search_text.search_text` already folds and splits text, so FTS5 *almost*
+:func:`remem.stores.shared.search_text.search_text` already folds and splits text, so FTS5 *almost*
 indexes exactly its space-separated tokens — the in-memory index must see the very same tokens
 to rank like FTS5. Checked exhaustively against SQLite 3.40's tokenizer over every code point
 (tests/stores/test_fts5_tokens.py), three differences remain, and :func:`fts5_tokens` applies
@@ -47,7 +47,7 @@ def _truncate(token: str) -> str:
 
 
 def fts5_tokens(text: str) -> list[str]:
-    """The tokens FTS5 indexes for a :func:`~remem.stores.search_text.search_text` string.
+    """The tokens FTS5 indexes for a :func:`~remem.stores.shared.search_text.search_text` string.
 
     >>> fts5_tokens("οδος 東・京")
     ['οδοσ', '東', '京']

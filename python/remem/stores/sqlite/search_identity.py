@@ -1,15 +1,15 @@
 """Which normalisation built an episodic file's full-text index; re-indexing when it changes.
 
 A stored ``search_text`` is derived from the stored ``text`` by
-:meth:`~remem.stores.search_text.FullTextConfig.search_text`; when remem indexes differently (a
-new :data:`~remem.stores.search_text.NORMALISATION_VERSION`, another stemming language), the old
-index and the new queries no longer meet ("hike" is searched, "hiking" was indexed). So the
-config's ``identity`` is stored in ``episodic_search_identity``, and a store opening a file
-built with another one recomputes every row's ``search_text`` from its ``text`` and rebuilds the
-FTS5 table — in the schema transaction (``BEGIN IMMEDIATE``), so other processes wait and see
-either the old index or the new one, and a crash leaves the old one. Only the derived column
-changes: ids, texts, times and metadata are untouched. A file with rows but no identity was
-indexed by remem before stemming (:data:`LEGACY_IDENTITY`).
+:meth:`~remem.stores.shared.search_text.FullTextConfig.search_text`; when remem indexes differently
+(a new :data:`~remem.stores.shared.search_text.NORMALISATION_VERSION`, another stemming language),
+the old index and the new queries no longer meet ("hike" is searched, "hiking" was indexed). So the
+config's ``identity`` is stored in ``episodic_search_identity``, and a store opening a file built
+with another one recomputes every row's ``search_text`` from its ``text`` and rebuilds the FTS5
+table — in the schema transaction (``BEGIN IMMEDIATE``), so other processes wait and see either the
+old index or the new one, and a crash leaves the old one. Only the derived column changes: ids,
+texts, times and metadata are untouched. A file with rows but no identity was indexed by remem
+before stemming (:data:`LEGACY_IDENTITY`).
 
 Cost: one pass over the table (measured ~1 s per 50k turns); it happens once per change.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from remem.stores.search_text import FullTextConfig
+from remem.stores.shared.search_text import FullTextConfig
 
 __all__ = ["IDENTITY_SCHEMA", "LEGACY_IDENTITY", "ensure_search_identity", "stored_identity"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from remem.errors import NotFoundError, StoreError
 from remem.models import TranscriptEntry, TranscriptSession
-from remem.stores.lifecycle import StoreLifecycle
+from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
 from remem.stores.sqlite.embedded import (
     Durability,

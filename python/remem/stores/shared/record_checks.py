@@ -8,7 +8,7 @@ from datetime import datetime
 
 from remem.errors import InvalidArgumentError, NonFiniteError, NotFoundError, ShapeError, shown
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryStage, check_text
-from remem.stores.record_rows import check_ids, check_time, duplicates
+from remem.stores.shared.record_rows import check_ids, check_time, duplicates
 
 
 def stage_values(stages: Sequence[MemoryStage] | None) -> list[str] | None:
@@ -145,6 +145,7 @@ def check_key_values(values: Sequence[str] | None, field: str) -> list[str] | No
     for value in out:
         if not isinstance(value, str) or not value:
             raise InvalidArgumentError(f"{field} must hold non-empty strings, got {value!r}")
+        check_text(value, field=field)
     return out
 
 

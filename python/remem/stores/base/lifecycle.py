@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from enum import Enum
 from types import TracebackType
 from typing import Self
@@ -23,6 +24,7 @@ class StoreLifecycle:
     """
 
     _state: StoreState = StoreState.UNOPENED
+    _opening: asyncio.Lock | None = None
 
     async def _open(self) -> None:  # pragma: no cover - trivial default
         return None
@@ -47,6 +49,16 @@ class StoreLifecycle:
             await self._close()
         finally:
             self._state = StoreState.CLOSED
+
+    async def _ensure_open(self) -> None:
+        """Open on first use (once, however many callers race here); refuse after close."""
+        self._check_open()
+        if self._state is StoreState.UNOPENED:
+            if self._opening is None:
+                self._opening = asyncio.Lock()
+            async with self._opening:
+                if self._state is StoreState.UNOPENED:
+                    await self.open()
 
     def _check_open(self) -> None:
         if self._state is StoreState.CLOSED:

@@ -13,7 +13,7 @@ from typing import Any
 
 from remem.errors import InvalidArgumentError
 from remem.models import Entity, ProvenanceMetadata, Relationship
-from remem.stores.record_rows import decode_required, decode_time, dump_json, load_json
+from remem.stores.shared.record_rows import decode_required, decode_time, dump_json, load_json
 
 ENTITY_COLUMNS: tuple[str, ...] = (
     "id",

@@ -25,7 +25,7 @@ engines merely split it on non-word characters and lowercase it:
    a recall's full-text time. Question and hedge words ("kind", "likely", "think": see
    :data:`QUESTION_STOPWORDS`, chosen on the LoCoMo dev split) are dropped too. Both backends
    plan through :meth:`FullTextConfig.query_terms`, so they agree.
-5. Stemming (:mod:`remem.stores.stemming`, Snowball English by default): every word token
+5. Stemming (:mod:`remem.stores.shared.stemming`, Snowball English by default): every word token
    without a digit is replaced by its stem, in the index and in the query alike, so "hiking"
    finds "hiked". Numbers, mixed tokens ("3pm") and CJK grams are kept as they are. The
    language is a :class:`FullTextConfig` field carried to every backend; ``None`` keeps words
@@ -58,7 +58,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from remem.errors import ConfigError
-from remem.stores.stemming import check_language, stemmer_for
+from remem.stores.shared.stemming import check_language, stemmer_for
 
 MAX_INDEXED_CHARS = 100_000
 """Characters of a turn or note that search covers; the rest is stored but not indexed."""
@@ -146,10 +146,10 @@ class FullTextConfig:
     """How text is normalised for full-text search, identical in every backend.
 
     ``language``: the Snowball stemmer applied to indexed and queried words (``"english"``,
-    ``"french"``, ... — see :data:`remem.stores.stemming.LANGUAGES`), or ``None`` / ``"none"``
-    for no stemming; anything else raises ConfigError. ``stopwords``: the words dropped from
-    queries (matched on the folded, unstemmed word), by default :data:`DEFAULT_STOPWORDS`;
-    pass :data:`STOPWORDS` to keep question words, or another language's list.
+    ``"french"``, ... — see :data:`remem.stores.shared.stemming.LANGUAGES`), or ``None`` /
+    ``"none"`` for no stemming; anything else raises ConfigError. ``stopwords``: the words dropped
+    from queries (matched on the folded, unstemmed word), by default :data:`DEFAULT_STOPWORDS`; pass
+    :data:`STOPWORDS` to keep question words, or another language's list.
 
     >>> FullTextConfig().search_text("We went hiking in 2022")
     'we went hike in 2022'

@@ -2,8 +2,8 @@
 
 Full text matches how people write only if "hiking", "hiked" and "hikes" meet at one term:
 :func:`stemmer_for` gives the :class:`TokenStemmer` of a Snowball language (``"english"`` by
-default in :class:`~remem.stores.search_text.FullTextConfig`), which
-:mod:`remem.stores.search_text` applies to every word token it indexes or queries — so every
+default in :class:`~remem.stores.shared.search_text.FullTextConfig`), which
+:mod:`remem.stores.shared.search_text` applies to every word token it indexes or queries — so every
 backend (SQLite FTS5, its in-memory copy, PostgreSQL) sees the same stemmed tokens.
 
 What is stemmed: word tokens without a digit. Numbers and mixed tokens ("2022", "3pm", "b12")

@@ -16,8 +16,8 @@ from remem.errors import DuplicateIdError, NotFoundError
 from remem.kernels import top_k
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.models.metadata import Scalar
+from remem.stores.base.lifecycle import StoreLifecycle, StoreState
 from remem.stores.filters import Filter, matches, parse_where
-from remem.stores.lifecycle import StoreLifecycle, StoreState
 from remem.stores.vector import ScoredId, Where
 from remem.stores.vector_input import (
     Batch,

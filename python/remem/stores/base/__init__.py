@@ -1,0 +1,1 @@
+"""Store base classes: each protocol's contract front half (checks, empty cases), written once."""

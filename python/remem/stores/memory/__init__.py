@@ -1,0 +1,1 @@
+"""In-process stores: MemoryVectorStore (no durability) and the SimpleVectorStore convenience."""

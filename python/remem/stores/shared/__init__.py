@@ -1,0 +1,1 @@
+"""Parts the store backends share: argument checks, row codecs, filters, text normalisation."""
