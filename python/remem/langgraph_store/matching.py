@@ -16,7 +16,32 @@ from langgraph.store.base import MatchCondition
 
 from remem.errors import InvalidArgumentError
 
-__all__ = ["namespace_matches", "value_matches"]
+__all__ = ["check_filter", "namespace_matches", "value_matches"]
+
+_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+
+
+def check_filter(where: object) -> None:
+    """InvalidArgumentError unless ``where`` is None or a filter :func:`value_matches` reads."""
+    if where is None:
+        return
+    if not isinstance(where, Mapping):
+        raise InvalidArgumentError(f"filter must be a dict of value fields, got {where!r}")
+    for wanted in where.values():
+        _check_condition(wanted)
+
+
+def _check_condition(wanted: object) -> None:
+    if isinstance(wanted, Mapping):
+        for op, operand in wanted.items():
+            if str(op).startswith("$") and op not in _OPERATORS:
+                raise InvalidArgumentError(
+                    f"unknown filter operator {op!r}; use $eq, $ne, $gt, $gte, $lt or $lte"
+                )
+            _check_condition(operand)
+    elif isinstance(wanted, list | tuple):
+        for element in wanted:
+            _check_condition(element)
 
 
 def value_matches(value: Mapping[str, Any], where: Mapping[str, Any] | None) -> bool:
@@ -63,7 +88,7 @@ def _operator(actual: Any, op: str, operand: Any) -> bool:
         return bool(actual == operand)
     if op == "$ne":
         return bool(actual != operand)
-    if op not in ("$gt", "$gte", "$lt", "$lte"):
+    if op not in _OPERATORS:  # check_filter refuses these up front
         raise InvalidArgumentError(
             f"unknown filter operator {op!r}; use $eq, $ne, $gt, $gte, $lt or $lte"
         )

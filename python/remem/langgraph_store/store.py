@@ -55,7 +55,7 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import get_text_at_path
 
 from remem.errors import InvalidArgumentError, StoreClosedError, shown
-from remem.langgraph_store.matching import namespace_matches, value_matches
+from remem.langgraph_store.matching import check_filter, namespace_matches, value_matches
 from remem.langgraph_store.namespaces import PREFIX, from_remem, to_remem
 from remem.models import MemoryRecord, MemoryStage
 from remem.runtime import Runtime
@@ -189,6 +189,10 @@ class RememStore(BaseStore):
                 _check_value(op.value)
             elif isinstance(op, SearchOp | ListNamespacesOp):
                 _check_page(op.limit, op.offset)
+                if isinstance(op, SearchOp):
+                    check_filter(op.filter)
+                    if op.query is not None and not isinstance(op.query, str):
+                        raise InvalidArgumentError(f"query must be a string, got {shown(op.query)}")
             elif not isinstance(op, GetOp | PutOp):
                 raise InvalidArgumentError(f"unknown store operation {shown(op)}")
         return checked
