@@ -13,7 +13,7 @@ from tests.langgraph_store.conftest import open_store
 
 # LangGraph's own rules: a label is a non-empty string without '.' or NUL.
 labels = st.text(
-    alphabet=st.characters(blacklist_characters=".\x00", blacklist_categories=("Cs",)),
+    alphabet=st.characters(blacklist_characters=".\x00", blacklist_categories=["Cs"]),
     min_size=1,
     max_size=12,
 )
@@ -28,7 +28,9 @@ def test_mapping_round_trips(ns: tuple[str, ...]) -> None:
 
 
 @given(namespaces, namespaces)
-def test_different_tuples_never_share_a_remem_namespace(a: tuple[str, ...], b: tuple[str, ...]) -> None:
+def test_different_tuples_never_share_a_remem_namespace(
+    a: tuple[str, ...], b: tuple[str, ...]
+) -> None:
     assert (to_remem(a) == to_remem(b)) == (a == b)
 
 
@@ -43,7 +45,8 @@ def test_odd_namespaces_round_trip_through_the_store() -> None:
             written.add(ns)
             item = store.get(ns, key)
             assert item is not None
-            assert item.namespace == ns and item.key == key
+            assert item.namespace == ns
+            assert item.key == key
             assert item.value == {"ns": list(ns), "key": key}
             assert ns in store.list_namespaces(prefix=ns)
 

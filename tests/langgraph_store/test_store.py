@@ -9,9 +9,11 @@ import pytest
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
+    Item,
     ListNamespacesOp,
     MatchCondition,
     PutOp,
+    SearchItem,
     SearchOp,
 )
 
@@ -21,8 +23,14 @@ from tests.langgraph_store.conftest import open_store
 
 
 def test_put_get_returns_exactly_what_was_stored(store: RememStore) -> None:
-    value = {"text": "Ana lives in Lisbon", "n": 3, "f": 0.5, "ok": True, "tags": ["a", "b"],
-             "nested": {"x": None, "y": [1, {"z": "é"}]}}
+    value = {
+        "text": "Ana lives in Lisbon",
+        "n": 3,
+        "f": 0.5,
+        "ok": True,
+        "tags": ["a", "b"],
+        "nested": {"x": None, "y": [1, {"z": "é"}]},
+    }
     store.put(("users", "ana"), "home", value)
     item = store.get(("users", "ana"), "home")
     assert item is not None
@@ -39,7 +47,8 @@ def test_overwrite_keeps_created_at_and_moves_updated_at(store: RememStore) -> N
     first = store.get(("u",), "k")
     store.put(("u",), "k", {"v": 2})
     second = store.get(("u",), "k")
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert second.value == {"v": 2}
     assert second.created_at == first.created_at
     assert second.updated_at > first.updated_at
@@ -56,7 +65,8 @@ def test_delete_removes_the_item_and_its_namespace(store: RememStore) -> None:
     store.delete(("u", "a"), "k")  # deleting a missing key is a no-op, as in LangGraph
     store.put(("u", "a"), "k", {"v": 3})  # and the key can be written again
     item = store.get(("u", "a"), "k")
-    assert item is not None and item.value == {"v": 3}
+    assert item is not None
+    assert item.value == {"v": 3}
 
 
 def test_items_survive_a_reopen(tmp_path: Path) -> None:
@@ -64,7 +74,8 @@ def test_items_survive_a_reopen(tmp_path: Path) -> None:
         s.put(("docs",), "d1", {"text": "kept on disk"})
     with open_store(tmp_path / "m") as s:
         item = s.get(("docs",), "d1")
-        assert item is not None and item.value == {"text": "kept on disk"}
+        assert item is not None
+        assert item.value == {"text": "kept on disk"}
 
 
 def test_search_query_ranks_the_relevant_item_first(store: RememStore) -> None:
@@ -73,10 +84,12 @@ def test_search_query_ranks_the_relevant_item_first(store: RememStore) -> None:
     store.put(("users", "bob"), "pet", {"text": "Bob has a grey cat called Miso"})
     store.put(("other",), "x", {"text": "Bob has a grey cat called Miso"})
     hits = store.search(("users",), query="which cat does Bob have?")
-    assert [h.key for h in hits][0] == "pet"
+    assert hits[0].key == "pet"
     assert hits[0].score is not None
     assert {(h.namespace, h.key) for h in hits} == {
-        (("users", "ana"), "home"), (("users", "bob"), "job"), (("users", "bob"), "pet")
+        (("users", "ana"), "home"),
+        (("users", "bob"), "job"),
+        (("users", "bob"), "pet"),
     }
     scored = [h.score for h in hits if h.score is not None]
     assert scored == sorted(scored, reverse=True)
@@ -93,11 +106,17 @@ def test_search_index_fields_choose_what_is_ranked(store: RememStore) -> None:
     assert store.get(("d",), "c") is not None
 
 
+def keys(hits: list[SearchItem]) -> list[str]:
+    return sorted(h.key for h in hits)
+
+
 def test_search_filters_on_value_fields(store: RememStore) -> None:
     for i in range(6):
-        store.put(("n",), f"k{i}", {"i": i, "parity": "even" if i % 2 == 0 else "odd",
-                                    "meta": {"tier": i // 3}})
-    keys = lambda hits: sorted(h.key for h in hits)  # noqa: E731
+        store.put(
+            ("n",),
+            f"k{i}",
+            {"i": i, "parity": "even" if i % 2 == 0 else "odd", "meta": {"tier": i // 3}},
+        )
     assert keys(store.search(("n",), filter={"parity": "odd"})) == ["k1", "k3", "k5"]
     assert keys(store.search(("n",), filter={"i": {"$gte": 2, "$lt": 4}})) == ["k2", "k3"]
     assert keys(store.search(("n",), filter={"i": {"$ne": 0}, "parity": "even"})) == ["k2", "k4"]
@@ -114,8 +133,9 @@ def test_search_pages_newest_first(store: RememStore) -> None:
     assert [h.key for h in store.search(("p",), limit=2, offset=2)] == ["k2", "k1"]
     assert [h.key for h in store.search(("p",), limit=2, offset=4)] == ["k0"]
     assert store.search(("p",), offset=9) == []
-    paged = [h.key for o in range(0, 5, 2) for h in store.search(("p",), query="i", limit=2,
-                                                                offset=o)]
+    paged = [
+        h.key for o in range(0, 5, 2) for h in store.search(("p",), query="i", limit=2, offset=o)
+    ]
     assert sorted(paged) == [f"k{i}" for i in range(5)]  # query pages cover every item once
 
 
@@ -123,13 +143,19 @@ def test_list_namespaces_prefix_suffix_depth_and_pages(store: RememStore) -> Non
     for ns in [("a", "b", "c"), ("a", "b", "d"), ("a", "e"), ("x", "b", "c"), ("x",)]:
         store.put(ns, "k", {"v": 1})
     assert store.list_namespaces() == [
-        ("a", "b", "c"), ("a", "b", "d"), ("a", "e"), ("x",), ("x", "b", "c")
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("a", "e"),
+        ("x",),
+        ("x", "b", "c"),
     ]
     assert store.list_namespaces(prefix=("a",)) == [("a", "b", "c"), ("a", "b", "d"), ("a", "e")]
     assert store.list_namespaces(prefix=("a", "b")) == [("a", "b", "c"), ("a", "b", "d")]
     assert store.list_namespaces(suffix=("c",)) == [("a", "b", "c"), ("x", "b", "c")]
     assert store.list_namespaces(prefix=("*", "b")) == [
-        ("a", "b", "c"), ("a", "b", "d"), ("x", "b", "c")
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("x", "b", "c"),
     ]
     assert store.list_namespaces(prefix=("a",), suffix=("d",)) == [("a", "b", "d")]
     assert store.list_namespaces(max_depth=1) == [("a",), ("x",)]
@@ -139,17 +165,23 @@ def test_list_namespaces_prefix_suffix_depth_and_pages(store: RememStore) -> Non
 
 
 def test_batch_runs_ops_in_order_with_one_result_each(store: RememStore) -> None:
-    results = store.batch([
-        PutOp(("b",), "k", {"v": 1}),
-        GetOp(("b",), "k"),
-        PutOp(("b",), "k", {"v": 2}),
-        SearchOp(("b",)),
-        ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("b",)),)),
-        PutOp(("b",), "k", None),
-        GetOp(("b",), "k"),
-    ])
-    assert results[0] is None and results[2] is None and results[5] is None
-    assert results[1] is not None and results[1].value == {"v": 1}  # type: ignore[union-attr]
+    results = store.batch(
+        [
+            PutOp(("b",), "k", {"v": 1}),
+            GetOp(("b",), "k"),
+            PutOp(("b",), "k", {"v": 2}),
+            SearchOp(("b",)),
+            ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("b",)),)),
+            PutOp(("b",), "k", None),
+            GetOp(("b",), "k"),
+        ]
+    )
+    assert results[0] is None
+    assert results[2] is None
+    assert results[5] is None
+    got = results[1]
+    assert isinstance(got, Item)
+    assert got.value == {"v": 1}
     assert [i.value for i in results[3]] == [{"v": 2}]  # type: ignore[union-attr]
     assert results[4] == [("b",)]
     assert results[6] is None

@@ -275,7 +275,9 @@ class RememStore(BaseStore):
     async def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         in_scope = [
-            (r, _item(r)) for r in await self._live(None) if from_remem(r.namespace)[: len(prefix)] == prefix
+            (r, _item(r))
+            for r in await self._live(None)
+            if from_remem(r.namespace)[: len(prefix)] == prefix
         ]
         chosen = {r.id: (r, item) for r, item in in_scope if value_matches(item.value, op.filter)}
         if not chosen:
