@@ -224,6 +224,8 @@ def test_bad_input_is_refused_before_anything_is_written(store: RememStore) -> N
         store.search(("ok",), limit=-1)
     with pytest.raises(RememError, match="operator"):
         store.search(("ok",), filter={"v": {"$regex": "x"}})
+    with pytest.raises(NotImplementedError, match="TTL"):  # LangGraph's own refusal
+        store.put(("ok",), "k", {"v": 1}, ttl=5)
     assert store.list_namespaces() == []  # the refused batches wrote nothing
 
 

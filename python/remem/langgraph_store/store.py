@@ -22,6 +22,7 @@ items; without a query they come newest-updated first, with one in remem recall 
 
 Concurrency: the runtime runs on the store's own event-loop thread, so ``batch`` works from
 plain code and ``abatch`` from any event loop; batches run one at a time, each op in order.
+No TTL (``supports_ttl`` is False: LangGraph refuses a ``ttl`` itself).
 Bad input raises LangGraph's ``InvalidNamespaceError`` where LangGraph defines the rule
 (labels), otherwise :class:`~remem.errors.InvalidArgumentError`, before any op of the batch runs.
 """
