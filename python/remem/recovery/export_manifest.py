@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from remem.recovery.errors import (
-    ChecksumMismatchError,
     IncompatibleSnapshotError,
     ManifestInvalidError,
 )
-from remem.recovery.manifest import MANIFEST_NAME, sha256_file
+from remem.recovery.manifest import MANIFEST_NAME, check_inside, verify_files
 
 EXPORT_FORMAT = "remem-export"
 EXPORT_FORMAT_VERSION = 1
@@ -153,36 +152,9 @@ class ExportManifest:
             raise ManifestInvalidError(
                 f"{origin} lacks or mistypes a field ({exc!r}); the export is damaged, use another"
             ) from exc
-        for entry in files:
-            rel = Path(entry.path)
-            if rel.is_absolute() or ".." in rel.parts or entry.path == MANIFEST_NAME:
-                raise ManifestInvalidError(
-                    f"{origin} names a file outside the export ({entry.path!r}); refusing it"
-                )
+        check_inside(origin, files, what="export")
         return manifest
 
     def verify(self, directory: Path) -> None:
         """Check that ``directory`` holds exactly the listed files with their sha256."""
-        listed = {entry.path for entry in self.files}
-        present = {
-            p.relative_to(directory).as_posix()
-            for p in directory.rglob("*")
-            if p.is_file() and p.name != MANIFEST_NAME
-        }
-        if missing := sorted(listed - present):
-            raise ChecksumMismatchError(
-                f"export {str(directory)!r} lacks {missing}; it is incomplete, use another"
-            )
-        if extra := sorted(present - listed):
-            raise ChecksumMismatchError(
-                f"export {str(directory)!r} holds files its manifest does not list ({extra}); "
-                "it was modified after it was written, use another"
-            )
-        for entry in self.files:
-            actual = sha256_file(directory / entry.path)
-            if actual != entry.sha256:
-                raise ChecksumMismatchError(
-                    f"{entry.path} in export {str(directory)!r} has sha256 {actual[:12]}…, the "
-                    f"manifest says {entry.sha256[:12]}…; the file was altered or damaged, "
-                    "use another export"
-                )
+        verify_files(directory, self.files, what="export")

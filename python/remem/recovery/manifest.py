@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from remem.recovery.errors import (
     ChecksumMismatchError,
@@ -136,39 +137,12 @@ class Manifest:
                 f"{origin} lacks or mistypes a field ({exc!r}); the snapshot is damaged, "
                 "use another"
             ) from exc
-        for entry in participants:
-            rel = Path(entry.path)
-            if rel.is_absolute() or ".." in rel.parts or entry.path == MANIFEST_NAME:
-                raise ManifestInvalidError(
-                    f"{origin} names a file outside the snapshot ({entry.path!r}); refusing it"
-                )
+        check_inside(origin, participants, what="snapshot")
         return manifest
 
     def verify(self, directory: Path) -> None:
         """Check that ``directory`` holds exactly the listed files with their sha256."""
-        listed = {entry.path for entry in self.participants}
-        present = {
-            p.relative_to(directory).as_posix()
-            for p in directory.rglob("*")
-            if p.is_file() and p.name != MANIFEST_NAME
-        }
-        if missing := sorted(listed - present):
-            raise ChecksumMismatchError(
-                f"snapshot {str(directory)!r} lacks {missing}; it is incomplete, use another"
-            )
-        if extra := sorted(present - listed):
-            raise ChecksumMismatchError(
-                f"snapshot {str(directory)!r} holds files its manifest does not list ({extra}); "
-                "it was modified after it was written, use another"
-            )
-        for entry in self.participants:
-            actual = sha256_file(directory / entry.path)
-            if actual != entry.sha256:
-                raise ChecksumMismatchError(
-                    f"{entry.path} in snapshot {str(directory)!r} has sha256 {actual[:12]}…, "
-                    f"the manifest says {entry.sha256[:12]}…; the file was altered or damaged, "
-                    "use another snapshot"
-                )
+        verify_files(directory, self.participants, what="snapshot")
 
     def check_model(self, model: str, dimension: int) -> None:
         """Refuse if any collection was embedded with another model or dimension."""
@@ -193,3 +167,50 @@ def _participant(raw: dict[str, Any]) -> ParticipantEntry:
         sha256=str(raw["sha256"]),
         rows={str(k): int(v) for k, v in rows.items()},
     )
+
+
+class ListedFile(Protocol):
+    """A file a manifest lists: its path relative to the directory and its sha256."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+
+
+def check_inside(origin: object, entries: Sequence[ListedFile], *, what: str) -> None:
+    """Refuse a manifest that names a file outside its ``what`` (a snapshot, an export)."""
+    for entry in entries:
+        rel = Path(entry.path)
+        if rel.is_absolute() or ".." in rel.parts or entry.path == MANIFEST_NAME:
+            raise ManifestInvalidError(
+                f"{origin} names a file outside the {what} ({entry.path!r}); refusing it"
+            )
+
+
+def verify_files(directory: Path, entries: Sequence[ListedFile], *, what: str) -> None:
+    """Check that ``directory`` holds exactly ``entries`` with their sha256 (besides the
+    manifest itself); ``what`` names the directory in the errors."""
+    listed = {entry.path for entry in entries}
+    present = {
+        p.relative_to(directory).as_posix()
+        for p in directory.rglob("*")
+        if p.is_file() and p.name != MANIFEST_NAME
+    }
+    if missing := sorted(listed - present):
+        raise ChecksumMismatchError(
+            f"{what} {str(directory)!r} lacks {missing}; it is incomplete, use another"
+        )
+    if extra := sorted(present - listed):
+        raise ChecksumMismatchError(
+            f"{what} {str(directory)!r} holds files its manifest does not list ({extra}); "
+            "it was modified after it was written, use another"
+        )
+    for entry in entries:
+        actual = sha256_file(directory / entry.path)
+        if actual != entry.sha256:
+            raise ChecksumMismatchError(
+                f"{entry.path} in {what} {str(directory)!r} has sha256 {actual[:12]}…, the "
+                f"manifest says {entry.sha256[:12]}…; the file was altered or damaged, "
+                f"use another {what}"
+            )
