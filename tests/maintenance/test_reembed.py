@@ -82,6 +82,37 @@ def test_reembed_switches_and_keeps_the_old_generation(
     assert read_generation(memory).previous is None
 
 
+def test_the_same_command_after_the_switch_re_validates_instead_of_refusing(
+    memory: Path,
+    backend: dict[str, str],
+    cli_options: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A run killed after its last step (pointer switched, state file gone) is run again: it
+    re-checks the switched generation — counting memories written since against the records,
+    as the old generation no longer receives them — and succeeds, embedding nothing."""
+    run(fill(memory, backend, memories=12))
+    command = ["reembed", *cli_options, "--model", "hashing", "--dimension", "256"]
+    assert main(command) == 0
+    capsys.readouterr()
+
+    async def remember_more() -> None:
+        async with open_memory(memory, backend, embedding_dimension=256) as rt:
+            await rt.controller.remember("the user adopted a parrot called Kiwi")
+
+    run(remember_more())
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "re-embedded 15 memories with remem-hashing-v1-256" in out
+    assert "0 embedded by this run" in out
+    generation = read_generation(memory)
+    assert (generation.prefix, generation.previous) == ("memory_g2", "memory")
+    assert not (memory / "reembed.json").exists()
+    _texts, counts = run(_state(memory, backend, 256))
+    assert counts["memory_g2_short_term"] == 15
+    assert counts["memory_short_term"] == 14
+
+
 def test_a_generation_that_does_not_validate_is_not_switched(
     memory: Path, backend: dict[str, str]
 ) -> None:

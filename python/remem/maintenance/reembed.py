@@ -175,8 +175,22 @@ async def reembed(
     state = _read_state(config)
     active = read_generation(path)
     # A run killed after the switch resumes here too: the build finds every vector present,
-    # the validation passes again and the pointer is rewritten unchanged.
-    if state is None:
+    # the validation passes again and the pointer is rewritten unchanged. So does a run killed
+    # after it removed its state file: the memory is already on this model, so the same
+    # command re-validates the switch instead of refusing.
+    if state is None and _already_switched(active, embedder):
+        assert active.previous is not None
+        assert active.model_name is not None
+        state = _State(  # what the finished run's state file held, bar the snapshot's name
+            provider=provider,
+            dimension=embedder.dimension,
+            model_name=active.model_name,
+            old_prefix=active.previous,
+            new_prefix=active.prefix,
+            snapshot=None,
+            started_at=now().isoformat(),
+        )
+    elif state is None:
         if active.previous is not None:
             raise ReembedError(
                 f"the previous generation {active.previous} is still kept; run `remem reembed "
@@ -205,9 +219,10 @@ async def reembed(
             f"an unfinished re-embed to {state.provider} (dim {state.dimension}) is in progress; "
             f"run `remem reembed --model {state.provider}` to finish it first"
         )
+    switched = active.prefix == state.new_prefix
     async with Runtime(config, embedder=embedder, generation=state.new_prefix) as rt:
         embedded = await _build(rt, state, progress, batch)
-        counts, self_new, self_old = await _validate(rt, state, config)
+        counts, self_new, self_old = await _validate(rt, state, config, switched=switched)
     write_generation(
         path,
         Generation(
@@ -217,7 +232,7 @@ async def reembed(
             previous=state.old_prefix,
         ),
     )
-    _state_file(config).unlink()
+    _state_file(config).unlink(missing_ok=True)
     return ReembedResult(
         old_prefix=state.old_prefix,
         new_prefix=state.new_prefix,
@@ -229,6 +244,16 @@ async def reembed(
         self_recall_old=self_old,
         snapshot=state.snapshot,
         seconds=time.perf_counter() - started,
+    )
+
+
+def _already_switched(active: Generation, embedder: EmbeddingService) -> bool:
+    """The active generation was switched to by a re-embed to ``embedder``'s model and the
+    previous one is still kept: the command ran to its end (perhaps killed just after)."""
+    return (
+        active.previous is not None
+        and active.model_name == embedder.model_name
+        and active.dimension == embedder.dimension
     )
 
 
@@ -265,9 +290,13 @@ async def _build(rt: Runtime, state: _State, progress: Progress | None, batch: i
 
 
 async def _validate(
-    rt: Runtime, state: _State, config: RuntimeConfig
+    rt: Runtime, state: _State, config: RuntimeConfig, *, switched: bool
 ) -> tuple[dict[str, int], float, float | None]:
+    """Check the new generation (module docstring, step 4). Once ``switched``, memories written
+    since live only in the new generation, so its counts are checked against the records
+    alone, not against the old generation's."""
     vectors = (await rt.controller.settled()).vectors
+    records = await _staged_records(rt)
     counts: dict[str, int] = {}
     problems: list[str] = []
     old_models: set[str] = set()
@@ -280,14 +309,17 @@ async def _validate(
         except NotFoundError:
             old_count = 0
         counts[stage.value] = new.count
-        if new.count != old_count:
+        expected = sum(r.lifecycle.stage is stage for r in records)
+        if new.count != expected:
+            problems.append(f"{stage.value}: {new.count} vectors for {expected} memories")
+        elif not switched and new.count != old_count:
             problems.append(f"{stage.value}: {new.count} vectors, the old generation {old_count}")
         if new.dimension != state.dimension or new.model_name != state.model_name:
             problems.append(
                 f"{stage.value}: built as {new.model_name} dim {new.dimension}, expected "
                 f"{state.model_name} dim {state.dimension}"
             )
-    sample = _sample(await _staged_records(rt))
+    sample = _sample(records)
     self_new = await _self_recall(rt, rt.embedder, state.new_prefix, sample)
     old_embedder = _old_embedder(config, old_models)
     self_old = (
