@@ -99,6 +99,9 @@ def _rank(hits: Sequence[ScoredMemory], needle: str) -> int | None:
 async def diagnose(run: Path, variant_name: str, category: str, depth: int) -> list[Finding]:
     results = json.loads((run / "results.json").read_text())
     s = results["settings"]
+    if s.get("persona_set", "generated") != "generated":
+        # The hand-written set's questions are read from its files, not rebuilt from a plan.
+        raise SystemExit(f"{run} is a {s['persona_set']} run; this script rebuilds generated ones")
     plans, _, quizzes = materialise(
         s["horizon"], personas=s["personas"], days=s["days"], seed=s["seed"],
         delay_days=s["delay_days"],
