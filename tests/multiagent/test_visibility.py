@@ -91,3 +91,31 @@ async def test_unregistered_agents_and_bad_scopes_are_refused(
         multi.revoke_read("a", "a")
     with pytest.raises(InvalidArgumentError, match="prefix"):
         MultiAgentMemoryController(multi.controller, shared_scope="agent:x")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("a", "a:b"), ("o'brien", 'o"brien'), ("x%", "x_"), ("zoë", "zoe"), ("' OR 1=1 --", "*")],
+)
+async def test_agent_ids_that_look_alike_get_distinct_scopes(
+    multi: MultiAgentMemoryController, first: str, second: str
+) -> None:
+    multi.register_agent(first)
+    multi.register_agent(second)
+    assert private_scope(first) != private_scope(second)
+    await multi.remember(first, SECRET)
+    assert SECRET in texts(await multi.recall(first, "vault code zebra"))
+    assert await multi.recall(second, "vault code zebra") == []
+    assert await multi.keyed_facts(second) == []
+
+
+async def test_recall_kinds_narrow_within_the_readable_scopes(
+    multi: MultiAgentMemoryController,
+) -> None:
+    await multi.remember("a", "a prefers green tea", kind=MemoryKind.PREFERENCE)
+    await multi.remember("a", "a drank green tea today", kind=MemoryKind.EVENT)
+    hits = await multi.recall("a", "green tea", kinds=[MemoryKind.PREFERENCE])
+    assert texts(hits) == ["a prefers green tea"]
+    assert await multi.recall("b", "green tea", kinds=["preference", "event"]) == []
+    with pytest.raises(InvalidArgumentError, match="unknown kind"):
+        await multi.recall("a", "green tea", kinds=["gossip"])

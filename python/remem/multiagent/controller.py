@@ -313,7 +313,13 @@ class MultiAgentMemoryController:
         if kinds is not None:
             if isinstance(kinds, str) or not isinstance(kinds, Sequence):
                 raise InvalidArgumentError(f"kinds must be a list of kinds, got {shown(kinds)}")
-            where["kind"] = {"$in": [MemoryKind(k).value for k in kinds]}
+            try:
+                where["kind"] = {"$in": [MemoryKind(k).value for k in kinds]}
+            except ValueError:
+                raise InvalidArgumentError(
+                    f"kinds {shown(kinds)} names an unknown kind; use "
+                    f"{', '.join(m.value for m in MemoryKind)}"
+                ) from None
         return await self._recall_in_scopes(scopes, queries, k, where, include_decayed)
 
     async def keyed_facts(
