@@ -191,3 +191,39 @@ def test_scoped_recall_p50(
     benchmark.extra_info["correct"] = correct
     assert correct, f"{impl}: top hits {hits[:3]} (planted {store.planted_id})"
     benchmark.pedantic(distinct, rounds=20, iterations=1)
+
+
+@pytest.mark.parametrize("scopes", SCOPE_COUNTS)
+def test_scoped_recall_ratio_interleaved(
+    benchmark: Any,
+    stores: dict[int, _Store],
+    queries: tuple[list[str], NDArray[np.float32]],
+    scopes: int,
+) -> None:
+    """The target's ratio measured robustly: recalls alternate between the two stores (same
+    query, same moment), so load from other processes hits both sides alike."""
+    alone, among = stores[1], stores[scopes]
+    texts, vecs = queries
+    where = {"namespace": _scope(0)}
+    times: dict[int, list[float]] = {1: [], scopes: []}
+
+    def once(store: _Store, i: int) -> None:
+        started = time.perf_counter()
+        call = store.rt.controller.recall(texts[i], vector=vecs[i], filters=where)
+        store.loop.run_until_complete(call)
+        times[store.scopes].append(time.perf_counter() - started)
+
+    def alternate() -> None:
+        for r in range(200):
+            pair = (alone, among) if r % 2 else (among, alone)
+            for store in pair:
+                once(store, r % len(texts))
+
+    benchmark.group = "scoped recall ratio (interleaved)"
+    benchmark.pedantic(alternate, rounds=1, iterations=1)
+    p50_alone = statistics.median(times[1]) * 1000
+    p50_among = statistics.median(times[scopes]) * 1000
+    benchmark.extra_info["p50_alone_ms"] = round(p50_alone, 3)
+    benchmark.extra_info[f"p50_among_{scopes}_ms"] = round(p50_among, 3)
+    benchmark.extra_info["ratio"] = round(p50_among / p50_alone, 3)
+    benchmark.extra_info["correct"] = len(times[1]) == len(times[scopes]) == 200
