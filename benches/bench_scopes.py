@@ -18,6 +18,9 @@ under the blue flowerpot", id-distinct), so a leak across scopes would show as a
 * ``wrapper-<n>`` — :meth:`MultiAgentMemoryController.recall` for agent ``s0`` on that store
   (reads ``agent:s0`` + the empty shared scope: a ``$in`` namespace filter).
 
+* ``ratio_interleaved[<n>]`` — the target's figure measured robustly: 200 recalls per store,
+  alternating between ``alone`` and the n-scope store, ``ratio`` = p50 among / p50 alone.
+
 Queries cycle through 100 distinct ones (a question opener + a 3-6 word span of a memory of
 scope 0), vectors precomputed (embedding is not timed). ``p50_ms`` (100 rounds) is in
 ``extra_info``; ``ratio_vs_alone`` divides it by the ``alone`` p50 of the same run; ``correct``
