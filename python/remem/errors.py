@@ -14,6 +14,7 @@ The tree::
     │   ├── UnknownScopeError                     a namespace the server was not set to serve
     │   └── DatasetError                          a benchmark data file is malformed (file + field)
     ├── BudgetError                (ValueError)   must-keep items exceed the token budget
+    ├── PolicyViolationError                      a multi-agent read or write the policy refuses
     ├── UnknownEncodingError       (ValueError)   tokenizer encoding not built in
     ├── NativeError                (RuntimeError) a bug inside the native core (never user input)
     ├── EmbeddingError                            an embedding provider failed or answered badly
@@ -79,6 +80,7 @@ __all__ = [
     "NonFiniteError",
     "NotFoundError",
     "PendingWritesError",
+    "PolicyViolationError",
     "RememError",
     "ShapeError",
     "StalePlanError",
@@ -136,6 +138,12 @@ class DatasetError(InputError):
 
 class BudgetError(RememError, ValueError):
     """Items that must be kept cost more than the budget allows."""
+
+
+class PolicyViolationError(RememError):
+    """The multi-agent policy refuses a read or a write (an unregistered agent, a scope it may not
+    read, a shared write it may not make); nothing was read or written. The policy is an
+    in-process object, not authentication."""
 
 
 class UnknownEncodingError(RememError, ValueError):

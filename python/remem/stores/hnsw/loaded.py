@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import CollectionRow
 
@@ -28,3 +31,9 @@ class Loaded:
     # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
     # label) and a deleted label is never returned again, so entries never go stale.
     rows: dict[int, Row] = field(default_factory=dict)
+    # repr(filter) -> the labels it selects, sorted; cleared with ``sorted_ids`` on every write.
+    # A scoped recall asks the same namespace filter on every query: without this each query
+    # re-ran a JSON scan of the whole collection in DuckDB (~100 ms at 100k items), so a 1k
+    # scope cost more the more scopes shared the store. Keyed by repr, not the node, because
+    # equal dataclasses may differ in kind (``True == 1``) where the filter semantics do not.
+    eligible: dict[str, NDArray[np.int64]] = field(default_factory=dict)

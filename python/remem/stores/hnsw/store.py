@@ -36,6 +36,10 @@ from remem.stores.vector_input import (
 T = TypeVar("T")
 R = TypeVar("R")
 
+_ELIGIBLE_CACHE_SIZE = 64
+"""Distinct filters whose eligible labels a collection keeps between writes (a scoped server asks
+a handful: one per scope it serves); past it the cache starts over."""
+
 
 class HnswVectorStore(StoreLifecycle):
     """Vectors in ``<directory>/vectors.duckdb`` plus ``c<cid>.hnsw`` index files beside it.
@@ -263,6 +267,7 @@ class HnswVectorStore(StoreLifecycle):
         row.generation += 1
         row.next_label += len(batch)
         state.dirty, state.sorted_ids = True, None
+        state.eligible.clear()
         prepared = for_metric(batch.vectors, row.info.metric)
         try:
             for label in old.values():
@@ -299,6 +304,7 @@ class HnswVectorStore(StoreLifecycle):
                 tables.bump(row.cid, row.next_label)
             row.generation += 1
             state.dirty, state.sorted_ids = True, None
+            state.eligible.clear()
             for item_id, label in found.items():
                 if state.index is not None:
                     state.index.mark_deleted(label)
@@ -381,7 +387,7 @@ class HnswVectorStore(StoreLifecycle):
         node: Filter | None,
         finish: Finish[R],
     ) -> list[list[R]]:
-        eligible = None if node is None else self._db().eligible_labels(state.row.cid, node)
+        eligible = None if node is None else self._eligible(state, node)
         size = len(state.label_of) if eligible is None else len(eligible)
         if size == 0:
             return [[] for _ in queries]
@@ -406,6 +412,17 @@ class HnswVectorStore(StoreLifecycle):
         if any(len(r) < want for r in found):
             return exact(state, queries, k, eligible, finish)
         return found
+
+    def _eligible(self, state: Loaded, node: Filter) -> NDArray[np.int64]:
+        """The labels ``node`` selects, from the per-collection cache (see ``Loaded.eligible``)."""
+        key = repr(node)
+        cached = state.eligible.get(key)
+        if cached is None:
+            if len(state.eligible) >= _ELIGIBLE_CACHE_SIZE:
+                state.eligible.clear()
+            cached = self._db().eligible_labels(state.row.cid, node)
+            state.eligible[key] = cached
+        return cached
 
     def _matches(
         self, state: Loaded, picked: list[list[int]], scores: Any, k: int

@@ -1,0 +1,433 @@
+"""MultiAgentMemoryController: private scopes, one shared scope, explicit handoffs.
+
+Opt-in composition around an existing :class:`~remem.controller.MemoryController` (never a
+subclass): the wrapped controller keeps working unchanged, and sharing an ordinary controller
+between agents creates no private scopes by itself. Every memory the wrapper writes carries a
+:class:`~remem.models.ProvenanceMetadata` (source, author = the writing agent, confidence,
+created_at; ``parent_ids`` names the private original of a handed-off memory), returned on
+every recall hit as ``hit.record.provenance``.
+
+    multi = MultiAgentMemoryController(controller, shared_writes=SharedWritePolicy.only("lead"))
+    multi.register_agent("lead")
+    multi.register_agent("scout")
+    note = await multi.remember("scout", "the staging DB is on port 5433")
+    await multi.recall("lead", "staging port")              # nothing: scout's note is private
+    await multi.handoff("lead", [note.id], note="checked")  # refused: lead does not own it
+    multi.grant_read("lead", "scout")                       # now lead reads scout's scope too
+
+Rules (one home: this module and :mod:`remem.multiagent.policy`):
+
+* **Reads** — ``recall``, ``recall_many``, ``keyed_facts`` and ``prime`` read only the scopes
+  the :class:`~remem.multiagent.VisibilityPolicy` lets the agent read: its own private scope,
+  the shared scope, and private scopes granted with :meth:`grant_read`. The scope filter is
+  pushed into the vector index and the record-store eligibility check (one ``where`` on the
+  namespace), so it is applied before the top-k, not after. Transcript turns and graph entities
+  are not scoped by today's stores, so the wrapper never returns them: recall reads memory
+  stages only and priming leaves out entities, known facts and earlier sessions.
+* **Writes** — ``remember`` writes the agent's private scope; ``shared=True`` writes the shared
+  scope if the :class:`~remem.multiagent.SharedWritePolicy` allows it (else
+  :class:`~remem.errors.PolicyViolationError`). The record's namespace is chosen here and only
+  here: a ``metadata`` entry claiming ``namespace``/``scope``/``shared`` is kept as data and
+  promotes nothing.
+* **Handoff** — the only way from private to shared: :meth:`handoff` *moves* memories the agent
+  owns (its private scope) into the shared scope: a shared copy with the original's text, kind
+  and provenance (``parent_ids`` = the original's id; ``metadata["handed_off_by"]`` and
+  ``["handoff_note"]``), and the private original superseded by it (kept for history, never
+  recalled), so the agent does not recall the same fact twice.
+
+The policy is an in-process object, **not authentication**: whoever holds this object, or the
+controller inside it, can read every scope. Do not expose it as a multi-tenant authorisation
+system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from remem.context import ContextCandidate, Priming, PrimingConfig, Section
+from remem.context.priming import Primer
+from remem.controller import MemoryController
+from remem.errors import InvalidArgumentError, PolicyViolationError, shown
+from remem.models import MemoryKind, MemoryRecord, MemoryStage, ProvenanceMetadata, ScoredMemory
+from remem.multiagent.policy import (
+    PRIVATE_SCOPE_PREFIX,
+    SharedWritePolicy,
+    VisibilityPolicy,
+    check_agent_id,
+    private_scope,
+)
+from remem.stores.vector import Where
+
+__all__ = ["MultiAgentMemoryController"]
+
+_MEMORY_STAGES = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM)
+"""What the wrapper recalls by default: memories, not the (unscoped) episodic turns."""
+
+
+class MultiAgentMemoryController:
+    """Agents' private scopes and a shared scope over one :class:`MemoryController`.
+
+    ``shared_scope`` names the shared namespace (default ``"shared"``; it may not start with
+    ``agent:``, the private-scope prefix). ``visibility`` and ``shared_writes`` are the initial
+    policies (default: no grants; any registered agent may write shared). The wrapper does not
+    own the controller: closing it is the caller's business (see the module docstring).
+    """
+
+    def __init__(
+        self,
+        controller: MemoryController,
+        *,
+        shared_scope: str = "shared",
+        visibility: VisibilityPolicy | None = None,
+        shared_writes: SharedWritePolicy | None = None,
+    ) -> None:
+        if not isinstance(controller, MemoryController):
+            raise InvalidArgumentError(
+                f"controller must be a MemoryController, got {type(controller).__name__}"
+            )
+        if not isinstance(shared_scope, str) or not shared_scope or len(shared_scope) > 512:
+            raise InvalidArgumentError(
+                f"shared_scope must be a non-empty namespace name, got {shown(shared_scope)}"
+            )
+        if shared_scope.startswith(PRIVATE_SCOPE_PREFIX):
+            raise InvalidArgumentError(
+                f"shared_scope {shared_scope!r} starts with {PRIVATE_SCOPE_PREFIX!r}, the prefix "
+                "of private agent scopes; choose another name, e.g. 'shared'"
+            )
+        self._controller = controller
+        self._shared = shared_scope
+        self._visibility = visibility if visibility is not None else VisibilityPolicy()
+        self._writes = shared_writes if shared_writes is not None else SharedWritePolicy()
+        self._agents: set[str] = set()
+
+    # -- agents and policy ----------------------------------------------------------------------
+
+    @property
+    def controller(self) -> MemoryController:
+        """The wrapped controller (unrestricted: reading through it bypasses every policy)."""
+        return self._controller
+
+    @property
+    def shared_scope(self) -> str:
+        """The shared namespace."""
+        return self._shared
+
+    @property
+    def visibility(self) -> VisibilityPolicy:
+        """The current visibility policy."""
+        return self._visibility
+
+    @property
+    def shared_writes(self) -> SharedWritePolicy:
+        """The current shared-write policy."""
+        return self._writes
+
+    @property
+    def agents(self) -> frozenset[str]:
+        """The registered agent ids."""
+        return frozenset(self._agents)
+
+    def register_agent(self, agent_id: str) -> str:
+        """Register ``agent_id`` (idempotent) and return its private scope's namespace."""
+        self._agents.add(check_agent_id(agent_id))
+        return private_scope(agent_id)
+
+    def grant_read(self, reader: str, owner: str) -> None:
+        """Let ``reader`` read ``owner``'s private scope (both must be registered)."""
+        self._known(reader)
+        self._known(owner)
+        self._visibility = self._visibility.granting(reader, owner)
+
+    def revoke_read(self, reader: str, owner: str) -> None:
+        """Withdraw a :meth:`grant_read`; reading one's own scope cannot be revoked."""
+        self._known(reader)
+        self._known(owner)
+        if reader == owner:
+            raise InvalidArgumentError(f"agent {reader!r} always reads its own private scope")
+        self._visibility = self._visibility.revoking(reader, owner)
+
+    def set_shared_writes(self, policy: SharedWritePolicy) -> None:
+        """Replace the shared-write policy."""
+        if not isinstance(policy, SharedWritePolicy):
+            raise InvalidArgumentError(
+                f"policy must be a SharedWritePolicy, got {type(policy).__name__}"
+            )
+        self._writes = policy
+
+    def readable_scopes(self, agent_id: str) -> tuple[str, ...]:
+        """The namespaces ``agent_id`` reads: its own private scope, granted ones, the shared."""
+        self._known(agent_id)
+        owners = sorted(self._visibility.owners_readable_by(agent_id) & self._agents)
+        return (*(private_scope(o) for o in owners), self._shared)
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    async def remember(
+        self,
+        agent_id: str,
+        text: str,
+        *,
+        shared: bool = False,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        source: str = "agent",
+        confidence: float = 1.0,
+        session_id: str | None = None,
+        metadata: Mapping[str, object] | None = None,
+    ) -> MemoryRecord:
+        """Store a memory written by ``agent_id`` in its private scope, or (``shared=True``)
+        in the shared scope if the shared-write policy allows it. ``source`` and
+        ``confidence`` go into the record's provenance (author = ``agent_id``)."""
+        records = await self.remember_many(
+            agent_id,
+            [text],
+            shared=shared,
+            kind=kind,
+            source=source,
+            confidence=confidence,
+            session_id=session_id,
+            metadata=metadata,
+        )
+        return records[0]
+
+    async def remember_many(
+        self,
+        agent_id: str,
+        texts: Sequence[str],
+        *,
+        shared: bool = False,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        source: str = "agent",
+        confidence: float = 1.0,
+        session_id: str | None = None,
+        metadata: Mapping[str, object] | None = None,
+    ) -> list[MemoryRecord]:
+        """``remember`` for many texts of one agent: one embedding batch, all or nothing."""
+        namespace = self._write_scope(agent_id, shared=shared)
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
+            raise InvalidArgumentError(f"texts must be a list of strings, got {shown(texts)}")
+        if any(not isinstance(t, str) for t in texts):
+            raise InvalidArgumentError("texts must all be strings; pass each memory's text")
+        provenance = self._provenance(agent_id, source, confidence)
+        return await self._controller.remember_many(
+            list(texts),
+            kind=kind,
+            provenance=provenance,
+            namespace=namespace,
+            session_id=session_id,
+            metadata=metadata,
+        )
+
+    async def handoff(
+        self,
+        agent_id: str,
+        memory_ids: Sequence[str],
+        *,
+        to: str = "shared",
+        note: str | None = None,
+    ) -> list[MemoryRecord]:
+        """Move ``agent_id``'s private memories ``memory_ids`` into the shared scope; return
+        the shared records in input order (module docstring: copy + supersede, provenance kept).
+
+        ``to`` must be ``"shared"`` (the only promotion target). The agent must own every
+        memory (it is in its private scope and live) and may write shared; otherwise
+        PolicyViolationError and nothing changes.
+        """
+        if to != "shared":
+            raise InvalidArgumentError(
+                f"handoff moves memories to 'shared' only, got to={shown(to)}"
+            )
+        if note is not None and not isinstance(note, str):
+            raise InvalidArgumentError(f"note must be a string or None, got {shown(note)}")
+        self._write_scope(agent_id, shared=True)
+        if isinstance(memory_ids, str) or not isinstance(memory_ids, Sequence):
+            raise InvalidArgumentError(f"memory_ids must be a list of ids, got {shown(memory_ids)}")
+        ids = list(memory_ids)
+        if not ids:
+            return []
+        stores = await self._controller.settled()
+        originals = await stores.records.get(ids)
+        own = private_scope(agent_id)
+        for record in originals:
+            if record.namespace != own:
+                raise PolicyViolationError(
+                    f"memory {record.id!r} is not in agent {agent_id!r}'s private scope; an "
+                    "agent hands off only its own private memories"
+                )
+            if record.superseded_by is not None or record.lifecycle.stage is MemoryStage.DELETED:
+                raise PolicyViolationError(
+                    f"memory {record.id!r} is superseded or deleted; hand off a live memory"
+                )
+        moved: list[MemoryRecord] = []
+        for record in originals:
+            metadata: dict[str, object] = dict(record.metadata)
+            metadata["handed_off_by"] = agent_id
+            if note is not None:
+                metadata["handoff_note"] = note
+            provenance = record.provenance.model_copy(
+                update={"parent_ids": (*record.provenance.parent_ids, record.id)}
+            )
+            copy = await self._controller.remember(
+                record.text,
+                kind=record.kind,
+                provenance=provenance,
+                namespace=self._shared,
+                session_id=record.session_id,
+                metadata=metadata,
+                valid_from=record.valid_from,
+            )
+            await self._controller.supersede(record.id, copy.id)
+            moved.append(copy)
+        return moved
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    async def recall(
+        self,
+        agent_id: str,
+        query: str,
+        *,
+        k: int = 10,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        include_decayed: bool = False,
+    ) -> list[ScoredMemory]:
+        """The ``k`` best memories for ``query`` among the scopes ``agent_id`` may read."""
+        results = await self.recall_many(
+            agent_id, [query], k=k, kinds=kinds, include_decayed=include_decayed
+        )
+        return results[0]
+
+    async def recall_many(
+        self,
+        agent_id: str,
+        queries: Sequence[str],
+        *,
+        k: int = 10,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        include_decayed: bool = False,
+    ) -> list[list[ScoredMemory]]:
+        """``recall`` for many queries of one agent (one embedding batch)."""
+        scopes = self.readable_scopes(agent_id)
+        where: dict[str, object] = {}
+        if kinds is not None:
+            if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+                raise InvalidArgumentError(f"kinds must be a list of kinds, got {shown(kinds)}")
+            try:
+                where["kind"] = {"$in": [MemoryKind(k).value for k in kinds]}
+            except ValueError:
+                raise InvalidArgumentError(
+                    f"kinds {shown(kinds)} names an unknown kind; use "
+                    f"{', '.join(m.value for m in MemoryKind)}"
+                ) from None
+        return await self._recall_in_scopes(scopes, queries, k, where, include_decayed)
+
+    async def keyed_facts(
+        self,
+        agent_id: str,
+        *,
+        subjects: Sequence[str] | None = None,
+        attributes: Sequence[str] | None = None,
+        include_superseded: bool = False,
+    ) -> list[MemoryRecord]:
+        """Keyed facts in the scopes ``agent_id`` may read, ordered like
+        :meth:`MemoryController.keyed_facts` (key, then validity time)."""
+        out: list[MemoryRecord] = []
+        for scope in self.readable_scopes(agent_id):
+            out += await self._controller.keyed_facts(
+                subjects=subjects,
+                attributes=attributes,
+                namespace=scope,
+                include_superseded=include_superseded,
+            )
+        return sorted(out, key=_keyed_order)
+
+    async def prime(
+        self,
+        agent_id: str,
+        session_id: str,
+        *,
+        now: datetime | None = None,
+        config: PrimingConfig | None = None,
+    ) -> Priming:
+        """Priming for ``agent_id``'s session: insights and summaries of its readable scopes,
+        cut to ``config``'s limits and token budget. Graph entities, known facts and earlier
+        sessions are left out: today's graph and transcript are not scoped."""
+        scopes = self.readable_scopes(agent_id)
+        cfg = config if config is not None else self._controller.priming
+        if not isinstance(cfg, PrimingConfig):
+            raise InvalidArgumentError(f"config must be a PrimingConfig, got {type(cfg).__name__}")
+        at = now if now is not None else self._controller.clock.now()
+        # Each scope is primed within the whole budget, then the union is cut to it once more.
+        unscoped_off = replace(cfg, top_entities=0, max_known_facts=0, previous_sessions=0)
+        insights: list[ContextCandidate] = []
+        summaries: list[ContextCandidate] = []
+        for scope in scopes:
+            primed = await self._controller.prime(
+                session_id, now=at, config=unscoped_off, namespace=scope
+            )
+            for c in primed.candidates:
+                (insights if c.section is Section.INSIGHTS else summaries).append(c)
+        return Primer(unscoped_off).prime(now=at, insights=insights, summaries=summaries)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _known(self, agent_id: str) -> str:
+        check_agent_id(agent_id)
+        if agent_id not in self._agents:
+            raise PolicyViolationError(
+                f"agent {agent_id!r} is not registered; call register_agent({agent_id!r}) first"
+            )
+        return agent_id
+
+    def _write_scope(self, agent_id: str, *, shared: bool) -> str:
+        self._known(agent_id)
+        if not isinstance(shared, bool):
+            raise InvalidArgumentError(f"shared must be a bool, got {shown(shared)}")
+        if not shared:
+            return private_scope(agent_id)
+        if not self._writes.may_write(agent_id):
+            raise PolicyViolationError(
+                f"agent {agent_id!r} may not write the shared scope {self._shared!r} "
+                f"(shared writers: {shown(self._writes.writers)}); write privately instead"
+            )
+        return self._shared
+
+    def _provenance(self, agent_id: str, source: str, confidence: float) -> ProvenanceMetadata:
+        try:
+            return ProvenanceMetadata(
+                source_type=source,
+                author_id=agent_id,
+                confidence=confidence,
+                created_at=self._controller.clock.now(),
+            )
+        except ValueError as exc:  # pydantic's ValidationError
+            raise InvalidArgumentError(
+                f"source must be a string and confidence a number in 0..1, got "
+                f"{shown(source)} and {shown(confidence)}"
+            ) from exc
+
+    async def _recall_in_scopes(
+        self,
+        scopes: Sequence[str],
+        queries: Sequence[str],
+        k: int,
+        where: Mapping[str, object],
+        include_decayed: bool,
+    ) -> list[list[ScoredMemory]]:
+        """The one place a scoped read reaches the controller (becomes ``namespace=scopes``
+        when the controller takes several namespaces)."""
+        filters: Where = {**where, "namespace": {"$in": list(scopes)}}
+        return await self._controller.recall_many(
+            queries,
+            k=k,
+            stages=_MEMORY_STAGES,
+            filters=filters,
+            include_decayed=include_decayed,
+        )
+
+
+def _keyed_order(record: MemoryRecord) -> tuple[str, str, datetime]:
+    meta = record.metadata
+    held = record.valid_from or record.lifecycle.created_at
+    return (str(meta.get("subject", "")), str(meta.get("attribute", "")), held)
