@@ -59,7 +59,6 @@ from remem.recovery.export_manifest import (
     ExportManifest,
     Scopes,
 )
-from remem.recovery.participants import writer_lock
 from remem.recovery.portable_sources import (
     Source,
     VectorRow,
@@ -78,7 +77,7 @@ from remem.recovery.portable_targets import (
     refuse_unknown_metric,
     write_vectors,
 )
-from remem.recovery.snapshot import _exchange, _fsync_dir, _fsync_tree, _remem_version
+from remem.recovery.snapshot import _fsync_dir, _fsync_tree, _remem_version, move_into_place
 
 __all__ = ["export_memory", "import_memory", "read_export"]
 
@@ -305,22 +304,7 @@ def _import_embedded(
         asyncio.run(_embedded_vectors(directory, manifest, work, embedder))
         work.chmod(0o755)
         _fsync_tree(work)
-        if occupied and target.is_dir():
-            with writer_lock(target):  # a live Runtime on the target refuses the swap
-                if _exchange(work, target):
-                    old = work
-                else:
-                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-                    target.rename(old / target.name)
-                    work.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            if occupied:
-                target.unlink()
-            elif target.exists():
-                target.rmdir()
-            work.rename(target)
-        _fsync_dir(target.parent)
+        move_into_place(work, target, occupied=occupied)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

@@ -133,26 +133,38 @@ def restore(
         work.chmod(snap.stat().st_mode & 0o777)
         _fsync_tree(work)
         manifest.verify(work)
-        if occupied and target.is_dir():
-            with writer_lock(target):  # a live Runtime on the target refuses the swap
-                if _exchange(work, target):
-                    old = work  # now holds what the target held
-                else:
-                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-                    target.rename(old / target.name)
-                    work.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            if occupied:
-                target.unlink()
-            elif target.exists():
-                target.rmdir()
-            work.rename(target)
-        _fsync_dir(target.parent)
+        move_into_place(work, target, occupied=occupied)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return manifest
+
+
+def move_into_place(work: Path, target: Path, *, occupied: bool) -> None:
+    """Put the complete directory ``work`` (a sibling of ``target``) at ``target``.
+
+    An ``occupied`` directory is swapped under its writer lock (a live Runtime on it refuses
+    with :class:`WritersActiveError`), by one atomic exchange where the system has one, so a
+    kill leaves ``target`` whole, old or new; its old content is then deleted. An occupied
+    *file*, or an empty directory, is removed and ``work`` renamed. Shared by restore and
+    import, so that both leave a target in the states the module docstring lists.
+    """
+    if occupied and target.is_dir():
+        with writer_lock(target):
+            if _exchange(work, target):
+                old = work  # now holds what the target held
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+                target.rename(old / target.name)
+                work.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        if occupied:
+            target.unlink()
+        elif target.exists():
+            target.rmdir()
+        work.rename(target)
+    _fsync_dir(target.parent)
 
 
 def _embeddings(conn: duckdb.DuckDBPyConnection | None) -> tuple[EmbeddingEntry, ...]:
