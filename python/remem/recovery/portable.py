@@ -18,7 +18,8 @@ Layout of an export directory::
 Contract:
 
 * **Consistency.** The embedded source is read under its writer lock (a live Runtime is refused
-  with :class:`WritersActiveError`); PostgreSQL in one repeatable-read transaction.
+  with :class:`WritersActiveError`, unless its held quiescence token is passed as ``quiesced``:
+  :func:`remem.maintenance.export_live`); PostgreSQL in one repeatable-read transaction.
 * **Completeness.** The export is written to a hidden ``.<name>.partial-*`` directory, the
   manifest last, every checksum re-read, then the directory is renamed to ``out``.
 * **Import** reads the manifest and verifies every checksum before touching the target, refuses
@@ -77,6 +78,7 @@ from remem.recovery.portable_targets import (
     refuse_unknown_metric,
     write_vectors,
 )
+from remem.recovery.quiescence import QuiescenceToken
 from remem.recovery.snapshot import _fsync_dir, _fsync_tree, _remem_version, move_into_place
 
 __all__ = ["export_memory", "import_memory", "read_export"]
@@ -84,9 +86,16 @@ __all__ = ["export_memory", "import_memory", "read_export"]
 Location = str | os.PathLike[str]
 
 
-def export_memory(source: Location, out: Location, *, vectors: bool = False) -> ExportManifest:
+def export_memory(
+    source: Location,
+    out: Location,
+    *,
+    vectors: bool = False,
+    quiesced: QuiescenceToken | None = None,
+) -> ExportManifest:
     """Export the memory at ``source`` (a directory, or a ``postgresql://`` DSN) to the new
-    directory ``out``; return its manifest."""
+    directory ``out``; return its manifest. ``quiesced``: the held token of the Runtime of this
+    process that has ``source`` open (:func:`remem.maintenance.export_live` passes it)."""
     target = Path(out)
     if target.exists():
         raise TargetNotEmptyError(
@@ -98,7 +107,11 @@ def export_memory(source: Location, out: Location, *, vectors: bool = False) -> 
         shutil.rmtree(leftover, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     try:
-        opened = postgres_source(str(source)) if is_dsn(source) else embedded_source(Path(source))
+        opened = (
+            postgres_source(str(source))
+            if is_dsn(source)
+            else embedded_source(Path(source), quiesced=quiesced)
+        )
         with opened as src:
             manifest = _write_export(src, work, vectors=vectors)
         _fsync_tree(work)
