@@ -310,6 +310,8 @@ def _import_embedded(
             "(`--force`) to replace what it holds"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in target.parent.glob(f".{target.name}.import-*"):  # of a killed import
+        shutil.rmtree(leftover, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.import-", dir=target.parent))
     try:
         asyncio.run(create_embedded_schema(work))
