@@ -171,12 +171,13 @@ def _postgres_empty(dsn: str) -> bool:
     from remem.recovery.portable_tables import TABLES
 
     with psycopg.connect(dsn) as conn:
-        for table in TABLES:
-            row = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {table.postgres_table})").fetchone()
-            if row and row[0]:
-                return False
-        row = conn.execute("SELECT count(*) FROM remem_vector_collections").fetchone()
-        return not (row and row[0])
+        for name in [t.postgres_table for t in TABLES] + ["remem_vector_collections"]:
+            exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+            if exists and exists[0]:  # a kill before the migrations leaves no table at all
+                row = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchone()
+                if row and row[0]:
+                    return False
+        return True
 
 
 def _reset_postgres(dsn: str) -> None:

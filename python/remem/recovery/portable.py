@@ -25,7 +25,9 @@ Contract:
 * **Import** reads the manifest and verifies every checksum before touching the target, refuses
   a non-empty target without ``force`` (:class:`TargetNotEmptyError`). An embedded target is
   built beside the directory and renamed (with ``force``: exchanged) into place once complete;
-  a PostgreSQL target gets every table in one transaction, then its vector collections.
+  a PostgreSQL target gets every table and every vector collection in one transaction. So a
+  kill at any point leaves the target as it was (plus, for a directory, a ``.<name>.import-*``
+  leftover the next import removes), and the same command run again starts over.
 * **Vectors.** With ``vectors=True`` the embeddings travel and an import recalls exactly as the
   source did. Without, an import re-embeds the staged memories with ``embedder`` (which must be
   the model the manifest names, else :class:`IncompatibleSnapshotError`).
@@ -37,17 +39,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from remem.embeddings import EmbeddingService
+from remem.models import CollectionInfo
 from remem.recovery.errors import (
     IncompatibleSnapshotError,
     ManifestInvalidError,
@@ -69,6 +75,7 @@ from remem.recovery.portable_sources import (
 )
 from remem.recovery.portable_tables import TABLES, PortableTable
 from remem.recovery.portable_targets import (
+    batches_of,
     create_embedded_schema,
     create_postgres_schema,
     insert_embedded,
@@ -80,6 +87,9 @@ from remem.recovery.portable_targets import (
 )
 from remem.recovery.quiescence import QuiescenceToken
 from remem.recovery.snapshot import _fsync_dir, _fsync_tree, _remem_version, move_into_place
+
+if TYPE_CHECKING:
+    from remem.stores.postgres.vector import LoadBatch
 
 __all__ = ["export_memory", "import_memory", "read_export"]
 
@@ -364,11 +374,15 @@ async def _import_postgres(
     force: bool,
     embedder: EmbeddingService | None,
 ) -> None:
+    """Every table and every vector collection in ONE transaction: a kill or an error at any
+    point leaves the database as it was (the same command then runs again from the start)."""
     import psycopg
 
     from remem.stores.postgres.vector import PgVectorStore
 
     shown = dsn.rsplit("@", 1)[-1]
+    # Re-embedding happens before the transaction, so that it holds no lock meanwhile.
+    collections = await _collections_to_load(directory, manifest, embedder)
     try:
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
     except psycopg.Error as exc:
@@ -382,16 +396,63 @@ async def _import_postgres(
                 f"the PostgreSQL memory at {shown} is not empty; import into an empty "
                 "database, or pass force=True (`--force`) to replace what it holds"
             )
-        await insert_postgres(conn, lambda t: _table_rows(directory, t), force=force, target=shown)
+        store = PgVectorStore(dsn)  # only its in-transaction writers: no pool is opened
+        async with conn.transaction():
+            await insert_postgres(
+                conn, lambda t: _table_rows(directory, t), force=force, target=shown
+            )
+            await store.drop_all_in(conn)
+            for info, rows in collections:
+                await store.load_in(conn, info, _load_batches(rows(), info.dimension))
     except psycopg.Error as exc:
         raise RecoveryError(f"the import into PostgreSQL failed ({exc}); nothing was kept") from exc
     finally:
         await conn.close()
-    store = PgVectorStore(dsn)
-    await store.open()
-    try:
-        for info in await store.list_collections():
-            await store.delete_collection(info.name)
-        await _fill_vectors(directory, manifest, store, embedder)
-    finally:
-        await store.aclose()
+
+
+VectorRows = Callable[[], Iterator[VectorRow]]
+
+
+async def _collections_to_load(
+    directory: Path, manifest: ExportManifest, embedder: EmbeddingService | None
+) -> list[tuple[CollectionInfo, VectorRows]]:
+    """Each collection to create, with its items: read from the export, or (an export without
+    vectors) re-embedded into a staging in-memory store first."""
+    from remem.models import Metric
+
+    if manifest.vectors:
+        return [
+            (
+                CollectionInfo(
+                    name=c.name, model_name=c.model, dimension=c.dimension, metric=Metric(c.metric)
+                ),
+                functools.partial(_vector_rows, directory, c),
+            )
+            for c in manifest.collections
+        ]
+    from remem.stores.memory.vector import MemoryVectorStore
+
+    staging = MemoryVectorStore()
+    await _fill_vectors(directory, manifest, staging, embedder)
+    memories = next(t for t in TABLES if t.name == "memories")
+    ids = [str(r["id"]) for r in _table_rows(directory, memories)]
+    out: list[tuple[CollectionInfo, VectorRows]] = []
+    for info in await staging.list_collections():
+        items = await staging.get(info.name, ids)
+        rows = [
+            VectorRow(i.id, i.document, dict(i.metadata), np.asarray(i.vector, "<f4").tobytes())
+            for i in items
+        ]
+        out.append((info, functools.partial(iter, rows)))
+    return out
+
+
+def _load_batches(rows: Iterator[VectorRow], dimension: int) -> Iterator[LoadBatch]:
+    for batch in batches_of(rows):
+        matrix = np.frombuffer(b"".join(r.vector for r in batch), dtype="<f4")
+        yield (
+            [r.id for r in batch],
+            matrix.reshape(len(batch), dimension).astype(np.float32),
+            [r.document for r in batch],
+            [r.metadata for r in batch],
+        )
