@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -177,3 +178,49 @@ def _same_items(got: dict[str, list[Item]], want: dict[str, list[Item]]) -> None
 
 def _vector(item: Item) -> NDArray[np.float32]:
     return np.frombuffer(base64.b64decode(str(item["vector"])), dtype="<f4")
+
+
+@pytest.mark.postgres
+def test_a_postgres_import_failing_in_its_vectors_keeps_nothing(
+    memory: Path, tmp_path: Path, pg_dsn: str
+) -> None:
+    export_memory(memory, tmp_path / "x", vectors=True)
+    bad = tmp_path / "x"
+    vectors = max((bad / "vectors").glob("*.jsonl"), key=lambda f: f.stat().st_size)
+    lines = vectors.read_text().splitlines()
+    item = json.loads(lines[-1])
+    item["vector"] = base64.b64encode(b"\0" * 8).decode("ascii")  # 2 dimensions, not 384
+    vectors.write_text("\n".join([*lines[:-1], json.dumps(item)]) + "\n")
+    manifest = json.loads((bad / "manifest.json").read_text())
+    rel = vectors.relative_to(bad).as_posix()
+    for entry in manifest["files"]:  # a consistent manifest: the damage is found while loading
+        if entry["path"] == rel:
+            entry["sha256"] = hashlib.sha256(vectors.read_bytes()).hexdigest()
+            entry["bytes"] = vectors.stat().st_size
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+
+    with pytest.raises(ManifestInvalidError, match="dimensions"):
+        import_memory(bad, pg_dsn)
+    export_memory(pg_dsn, tmp_path / "empty", vectors=True)
+    assert all(not rows for rows in table_lines(tmp_path / "empty").values())
+    assert vector_lines(tmp_path / "empty") == {}
+
+    export_memory(memory, tmp_path / "good", vectors=True)
+    import_memory(tmp_path / "good", pg_dsn)
+    with pytest.raises(ManifestInvalidError, match="dimensions"):
+        import_memory(bad, pg_dsn, force=True)  # the forced replacement is rolled back too
+    export_memory(pg_dsn, tmp_path / "kept", vectors=True)
+    assert table_lines(tmp_path / "kept") == table_lines(tmp_path / "good")
+    _same_items(vector_lines(tmp_path / "kept"), vector_lines(tmp_path / "good"))
+
+
+@pytest.mark.postgres
+def test_without_vectors_a_postgres_import_re_embeds_in_the_same_transaction(
+    memory: Path, tmp_path: Path, pg_dsn: str
+) -> None:
+    export_memory(memory, tmp_path / "x")
+    import_memory(tmp_path / "x", pg_dsn, embedder=HashingEmbedder(dimension=384))
+    export_memory(pg_dsn, tmp_path / "y", vectors=True)
+    export_memory(memory, tmp_path / "want", vectors=True)
+    assert table_lines(tmp_path / "y") == table_lines(tmp_path / "x")
+    _same_items(vector_lines(tmp_path / "y"), vector_lines(tmp_path / "want"))

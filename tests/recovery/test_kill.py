@@ -7,59 +7,20 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from remem.recovery import Manifest, snapshot
+from tests.recovery.killing import Worker, side_files_only
 from tests.recovery.memory_dirs import build_memory, file_digests, recalled, table_rows
 
 KILLS = 6
 """Kills per operation (the seed fixes where they land)."""
 
 
-class Worker:
-    def __init__(self, operation: str, src: Path, dst: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.recovery.recovery_worker", operation, str(src), str(dst)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        assert self.proc.stdout.readline().strip() == "ready"
-
-    def go(self) -> float:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write("go\n")
-        self.proc.stdin.flush()
-        return time.monotonic()
-
-    def finish(self) -> float:
-        start = self.go()
-        assert self.proc.stdout is not None
-        assert self.proc.stdout.readline().strip() == "done"
-        elapsed = time.monotonic() - start
-        assert self.proc.wait(timeout=60) == 0
-        return elapsed
-
-    def kill_after(self, delay: float) -> None:
-        self.go()
-        time.sleep(delay)
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=60)
-
-
-def _side_files_only(path: Path, expected: dict[str, str]) -> None:
-    now = file_digests(path)
-    assert {k: now[k] for k in expected} == expected
-    extra = set(now) - set(expected)
-    assert all(name.endswith(("-wal", "-shm")) for name in extra), extra
-    assert all((path / name).stat().st_size == 0 for name in extra if name.endswith("-wal"))
+def _worker(operation: str, src: Path, dst: Path) -> Worker:
+    return Worker("tests.recovery.recovery_worker", operation, src, dst)
 
 
 @pytest.fixture
@@ -73,17 +34,17 @@ def test_sigkill_during_snapshot(memory: Path, tmp_path: Path) -> None:
     pristine = tmp_path / "pristine"
     shutil.copytree(memory, pristine)  # a plain copy of the closed directory: the oracle
     digests = file_digests(memory)
-    duration = Worker("snapshot", memory, tmp_path / "timed").finish()
+    duration = _worker("snapshot", memory, tmp_path / "timed").finish()
     rng = random.Random(18)
     interrupted = 0
     for i in range(KILLS):
         out = tmp_path / f"snap{i}"
-        Worker("snapshot", memory, out).kill_after(rng.uniform(0.0, duration))
+        _worker("snapshot", memory, out).kill_after(rng.uniform(0.0, duration))
         if out.exists():  # killed after the rename: it must be whole
             Manifest.read(out).verify(out)
         else:
             interrupted += 1
-        _side_files_only(memory, digests)
+        side_files_only(memory, digests)
     print(f"snapshot: {interrupted}/{KILLS} kills inside the operation ({duration:.3f} s)")
     assert interrupted >= KILLS // 2, f"only {interrupted} kills landed inside the snapshot"
 
@@ -98,12 +59,12 @@ def test_sigkill_during_restore(memory: Path, tmp_path: Path) -> None:
     snapshot(memory, snap)
     snap_digests = file_digests(snap)
     expected_rows = table_rows(memory)
-    duration = Worker("restore", snap, tmp_path / "timed").finish()
+    duration = _worker("restore", snap, tmp_path / "timed").finish()
     rng = random.Random(2)
     interrupted = 0
     for i in range(KILLS):
         target = tmp_path / f"restored{i}"
-        Worker("restore", snap, target).kill_after(rng.uniform(0.0, duration))
+        _worker("restore", snap, target).kill_after(rng.uniform(0.0, duration))
         if target.exists():
             assert table_rows(target) == expected_rows
         else:
@@ -122,7 +83,7 @@ def test_sigkill_during_a_forced_restore_leaves_the_old_or_the_new(
     target = tmp_path / "target"
     asyncio.run(build_memory(target, memories=3))
     old_rows = table_rows(target)
-    duration = Worker("restore-force", snap, tmp_path / "timed").finish()
+    duration = _worker("restore-force", snap, tmp_path / "timed").finish()
     rng = random.Random(3)
     outcomes = []
     for _ in range(KILLS):
@@ -130,7 +91,7 @@ def test_sigkill_during_a_forced_restore_leaves_the_old_or_the_new(
             shutil.rmtree(target)
             asyncio.run(build_memory(target, memories=3))
             old_rows = table_rows(target)
-        Worker("restore-force", snap, target).kill_after(rng.uniform(0.0, duration))
+        _worker("restore-force", snap, target).kill_after(rng.uniform(0.0, duration))
         rows = table_rows(target)
         assert rows in (old_rows, new_rows)
         outcomes.append("new" if rows == new_rows else "old")

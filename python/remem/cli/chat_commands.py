@@ -9,7 +9,8 @@ traceback. ``/reset`` asks first through the ``confirm`` callable it is given.
 The maintenance commands (``/reorganize``, ``/lifecycle``, ``/migrate``, ``/snapshot``,
 ``/reset``) call the same implementations as ``remem reorganize`` & co.
 (:mod:`remem.maintenance`, :mod:`remem.recovery`); those that need the memory closed run
-between a close and a reopen of the session's runtime (:func:`_closed`).
+between a close and a reopen of the session's runtime (:func:`_closed`); ``/snapshot``
+holds it still with its quiescence token instead (:func:`remem.maintenance.snapshot_live`).
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from remem.maintenance import (
     reset_memory,
     run_lifecycle,
     schema_plan,
+    snapshot_live,
 )
 from remem.models import MemoryKind
-from remem.recovery import snapshot
 
 T = TypeVar("T")
 
@@ -299,7 +300,8 @@ async def _snapshot(session: ChatSession, args: Args) -> Output:
     stamp = f"{datetime.now(UTC):%Y%m%d-%H%M%S}"
     default = config.path.with_name(f"{config.path.name}.snapshot-{stamp}")
     out = Path(args.words[0]) if args.words else default
-    manifest = await _closed(session, lambda: snapshot(config.path, out))
+    # Held still by its quiescence token, not closed: the chat's memory stays open.
+    manifest = await snapshot_live(session.runtime, out)
     total = sum(p.bytes for p in manifest.participants)
     return Output(
         f"snapshot {out}: {len(manifest.participants)} files, {total:,} bytes, verified "

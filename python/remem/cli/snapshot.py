@@ -15,7 +15,8 @@ examples:
   remem restore ./backups/memory-2026-12-02 --dir ./memory-copy
   remem snapshot --dsn postgresql://me@db.example/remem ./backups/pg-2026-12-02
 
-The memory must be closed (no Runtime open on it): a live one is refused with "writers active".
+The memory must be closed (no Runtime open on it): a live one is refused with "writers active"
+(from the process that runs it, remem.maintenance.snapshot_live quiesces it and copies it live).
 OUT must not exist; it appears only once every copy and checksum is verified (manifest.json).
 """
 

@@ -7,7 +7,8 @@ One implementation each, used by the ``remem`` subcommands and the chat's slash 
 * :func:`run_lifecycle` — :mod:`.lifecycle`;
 * :func:`schema_plan` / :func:`apply_migrations` — :mod:`.schema`;
 * :func:`describe_reset` / :func:`reset_memory` — :mod:`.reset`;
-* :func:`reembed` / :func:`confirm_reembed` — :mod:`.reembed`.
+* :func:`reembed` / :func:`confirm_reembed` — :mod:`.reembed`;
+* :func:`snapshot_live` / :func:`export_live` — :mod:`.backup` (a running memory, quiesced).
 
 Every mutation is opt-in (``execute=True``, ``--execute``, ``--yes``, ``--confirm``); previews
 change nothing. None of them is a routine fix for missing recall.
@@ -15,6 +16,7 @@ change nothing. None of them is a routine fix for missing recall.
 
 from __future__ import annotations
 
+from remem.maintenance.backup import export_live, snapshot_live
 from remem.maintenance.checks import CHECKS, Check, preflight
 from remem.maintenance.errors import (
     ConfirmationRequiredError,
@@ -53,10 +55,12 @@ __all__ = [
     "describe_reset",
     "embedder_for",
     "execute_reorganize",
+    "export_live",
     "preflight",
     "preview_reorganize",
     "reembed",
     "reset_memory",
     "run_lifecycle",
     "schema_plan",
+    "snapshot_live",
 ]

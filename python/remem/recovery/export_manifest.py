@@ -11,7 +11,6 @@ the backend it came from, the remem version and the creation time::
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,12 @@ from remem.recovery.errors import (
     IncompatibleSnapshotError,
     ManifestInvalidError,
 )
-from remem.recovery.manifest import MANIFEST_NAME, check_inside, verify_files
+from remem.recovery.manifest import (
+    check_inside,
+    read_manifest_json,
+    verify_files,
+    write_manifest_json,
+)
 
 EXPORT_FORMAT = "remem-export"
 EXPORT_FORMAT_VERSION = 1
@@ -82,28 +86,12 @@ class ExportManifest:
 
     def write(self, directory: Path) -> None:
         """Write ``manifest.json`` durably (temporary file, fsync, rename)."""
-        tmp = directory / (MANIFEST_NAME + ".tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(self.to_json())
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(directory / MANIFEST_NAME)
+        write_manifest_json(directory, self.to_json())
 
     @classmethod
     def read(cls, directory: Path) -> ExportManifest:
         """The manifest of the export in ``directory`` (ManifestInvalidError if none or bad)."""
-        file = directory / MANIFEST_NAME
-        try:
-            raw = json.loads(file.read_text(encoding="utf-8"))
-        except (FileNotFoundError, NotADirectoryError) as exc:
-            raise ManifestInvalidError(
-                f"{str(directory)!r} has no {MANIFEST_NAME}, so it is not a complete export; "
-                "pass the directory `remem export` wrote"
-            ) from exc
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ManifestInvalidError(
-                f"{file} cannot be read as JSON ({exc}); the export is damaged, use another"
-            ) from exc
+        raw, file = read_manifest_json(directory, what="export", command="remem export")
         return cls.from_dict(raw, file)
 
     @classmethod

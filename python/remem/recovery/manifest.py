@@ -83,28 +83,12 @@ class Manifest:
 
     def write(self, directory: Path) -> None:
         """Write ``manifest.json`` durably (temporary file, fsync, rename)."""
-        tmp = directory / (MANIFEST_NAME + ".tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(self.to_json())
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(directory / MANIFEST_NAME)
+        write_manifest_json(directory, self.to_json())
 
     @classmethod
     def read(cls, directory: Path) -> Manifest:
         """The manifest of the snapshot in ``directory`` (ManifestInvalidError if none or bad)."""
-        file = directory / MANIFEST_NAME
-        try:
-            raw = json.loads(file.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise ManifestInvalidError(
-                f"{str(directory)!r} has no {MANIFEST_NAME}, so it is not a complete snapshot; "
-                "pass the directory `remem snapshot` wrote"
-            ) from exc
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ManifestInvalidError(
-                f"{file} cannot be read as JSON ({exc}); the snapshot is damaged, use another"
-            ) from exc
+        raw, file = read_manifest_json(directory, what="snapshot", command="remem snapshot")
         return cls.from_dict(raw, file)
 
     @classmethod
@@ -176,6 +160,36 @@ class ListedFile(Protocol):
     def path(self) -> str: ...
     @property
     def sha256(self) -> str: ...
+
+
+def write_manifest_json(directory: Path, text: str) -> None:
+    """Write ``text`` as ``directory/manifest.json`` durably: a temporary file, fsync, rename —
+    a kill leaves the old manifest or none, never half of one."""
+    tmp = directory / (MANIFEST_NAME + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(directory / MANIFEST_NAME)
+
+
+def read_manifest_json(directory: Path, *, what: str, command: str) -> tuple[object, Path]:
+    """The parsed ``manifest.json`` of the ``what`` (a snapshot, an export) in ``directory`` and
+    the file it came from; ManifestInvalidError naming ``command`` (what writes one) if there is
+    none, or naming the file if it is not JSON. The caller checks the content."""
+    file = directory / MANIFEST_NAME
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise ManifestInvalidError(
+            f"{str(directory)!r} has no {MANIFEST_NAME}, so it is not a complete {what}; "
+            f"pass the directory `{command}` wrote"
+        ) from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ManifestInvalidError(
+            f"{file} cannot be read as JSON ({exc}); the {what} is damaged, use another"
+        ) from exc
+    return raw, file
 
 
 def check_inside(origin: object, entries: Sequence[ListedFile], *, what: str) -> None:

@@ -20,6 +20,11 @@ each file read-only, which DuckDB refuses beside a read-write instance. Nothing 
 pending write-behind entries are copied as they are and replayed when the restored directory is
 opened. A leftover DuckDB WAL (a crash) is checkpointed into its file first — the recovery the
 next ``Runtime.open`` would run anyway.
+
+A Runtime of this process that is held still by its quiescence token (``rt.quiesce()``) is
+copied live: given the unreleased token, :func:`writer_lock` skips the read-only probe and
+shares the Runtime's DuckDB instance (one per file and process) to CHECKPOINT it; the token
+guarantees nothing writes meanwhile (see :mod:`remem.maintenance.backup`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from pathlib import Path
 import duckdb
 
 from remem.recovery.errors import RecoveryError, WritersActiveError
+from remem.recovery.quiescence import QuiescenceToken
 
 SQLITE_ROLES = {
     "transcript.db": "transcripts",
@@ -84,14 +90,25 @@ def participants(directory: Path) -> list[Participant]:
 def _refused(directory: Path, exc: BaseException) -> WritersActiveError:
     return WritersActiveError(
         f"writers active: {str(directory)!r} is open by a Runtime or another process ({exc}); "
-        "close it (`await rt.aclose()`) and retry"
+        "close it (`await rt.aclose()`), or from the process that runs it use "
+        "remem.maintenance.snapshot_live / export_live, and retry"
     )
 
 
 @contextlib.contextmanager
-def writer_lock(directory: Path) -> Iterator[dict[str, duckdb.DuckDBPyConnection]]:
+def writer_lock(
+    directory: Path, *, quiesced: QuiescenceToken | None = None
+) -> Iterator[dict[str, duckdb.DuckDBPyConnection]]:
     """Hold the directory's writer lock: one read-write DuckDB connection per ``*.duckdb``
-    participant, each CHECKPOINTed. Yields ``{relative path: connection}``."""
+    participant, each CHECKPOINTed. Yields ``{relative path: connection}``.
+
+    ``quiesced`` is the token of the Runtime of this process that has ``directory`` open (module
+    docstring); without one, that Runtime is refused with :class:`WritersActiveError`."""
+    if quiesced is not None and quiesced.released:
+        raise WritersActiveError(
+            f"writers active: the quiescence token given for {str(directory)!r} was already "
+            "released; copy inside the `async with rt.quiesce()` block"
+        )
     key = str(directory.resolve())
     with _held_lock:
         if key in _held:
@@ -107,7 +124,8 @@ def writer_lock(directory: Path) -> Iterator[dict[str, duckdb.DuckDBPyConnection
             if not file.exists():
                 continue
             try:  # refused beside a read-write instance in this process or a lock elsewhere
-                duckdb.connect(str(file), read_only=True).close()
+                if quiesced is None:
+                    duckdb.connect(str(file), read_only=True).close()
                 conn = duckdb.connect(str(file))
             except duckdb.Error as exc:
                 raise _refused(directory, exc) from exc

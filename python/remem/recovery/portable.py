@@ -18,13 +18,16 @@ Layout of an export directory::
 Contract:
 
 * **Consistency.** The embedded source is read under its writer lock (a live Runtime is refused
-  with :class:`WritersActiveError`); PostgreSQL in one repeatable-read transaction.
+  with :class:`WritersActiveError`, unless its held quiescence token is passed as ``quiesced``:
+  :func:`remem.maintenance.export_live`); PostgreSQL in one repeatable-read transaction.
 * **Completeness.** The export is written to a hidden ``.<name>.partial-*`` directory, the
   manifest last, every checksum re-read, then the directory is renamed to ``out``.
 * **Import** reads the manifest and verifies every checksum before touching the target, refuses
   a non-empty target without ``force`` (:class:`TargetNotEmptyError`). An embedded target is
   built beside the directory and renamed (with ``force``: exchanged) into place once complete;
-  a PostgreSQL target gets every table in one transaction, then its vector collections.
+  a PostgreSQL target gets every table and every vector collection in one transaction. So a
+  kill at any point leaves the target as it was (plus, for a directory, a ``.<name>.import-*``
+  leftover the next import removes), and the same command run again starts over.
 * **Vectors.** With ``vectors=True`` the embeddings travel and an import recalls exactly as the
   source did. Without, an import re-embeds the staged memories with ``embedder`` (which must be
   the model the manifest names, else :class:`IncompatibleSnapshotError`).
@@ -36,17 +39,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from remem.embeddings import EmbeddingService
+from remem.models import CollectionInfo
 from remem.recovery.errors import (
     IncompatibleSnapshotError,
     ManifestInvalidError,
@@ -59,7 +66,6 @@ from remem.recovery.export_manifest import (
     ExportManifest,
     Scopes,
 )
-from remem.recovery.participants import writer_lock
 from remem.recovery.portable_sources import (
     Source,
     VectorRow,
@@ -69,6 +75,7 @@ from remem.recovery.portable_sources import (
 )
 from remem.recovery.portable_tables import TABLES, PortableTable
 from remem.recovery.portable_targets import (
+    batches_of,
     create_embedded_schema,
     create_postgres_schema,
     insert_embedded,
@@ -78,16 +85,27 @@ from remem.recovery.portable_targets import (
     refuse_unknown_metric,
     write_vectors,
 )
-from remem.recovery.snapshot import _exchange, _fsync_dir, _fsync_tree, _remem_version
+from remem.recovery.quiescence import QuiescenceToken
+from remem.recovery.snapshot import _fsync_dir, _fsync_tree, _remem_version, move_into_place
+
+if TYPE_CHECKING:
+    from remem.stores.postgres.vector import LoadBatch
 
 __all__ = ["export_memory", "import_memory", "read_export"]
 
 Location = str | os.PathLike[str]
 
 
-def export_memory(source: Location, out: Location, *, vectors: bool = False) -> ExportManifest:
+def export_memory(
+    source: Location,
+    out: Location,
+    *,
+    vectors: bool = False,
+    quiesced: QuiescenceToken | None = None,
+) -> ExportManifest:
     """Export the memory at ``source`` (a directory, or a ``postgresql://`` DSN) to the new
-    directory ``out``; return its manifest."""
+    directory ``out``; return its manifest. ``quiesced``: the held token of the Runtime of this
+    process that has ``source`` open (:func:`remem.maintenance.export_live` passes it)."""
     target = Path(out)
     if target.exists():
         raise TargetNotEmptyError(
@@ -99,7 +117,11 @@ def export_memory(source: Location, out: Location, *, vectors: bool = False) -> 
         shutil.rmtree(leftover, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     try:
-        opened = postgres_source(str(source)) if is_dsn(source) else embedded_source(Path(source))
+        opened = (
+            postgres_source(str(source))
+            if is_dsn(source)
+            else embedded_source(Path(source), quiesced=quiesced)
+        )
         with opened as src:
             manifest = _write_export(src, work, vectors=vectors)
         _fsync_tree(work)
@@ -298,6 +320,8 @@ def _import_embedded(
             "(`--force`) to replace what it holds"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in target.parent.glob(f".{target.name}.import-*"):  # of a killed import
+        shutil.rmtree(leftover, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.import-", dir=target.parent))
     try:
         asyncio.run(create_embedded_schema(work))
@@ -305,22 +329,7 @@ def _import_embedded(
         asyncio.run(_embedded_vectors(directory, manifest, work, embedder))
         work.chmod(0o755)
         _fsync_tree(work)
-        if occupied and target.is_dir():
-            with writer_lock(target):  # a live Runtime on the target refuses the swap
-                if _exchange(work, target):
-                    old = work
-                else:
-                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-                    target.rename(old / target.name)
-                    work.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            if occupied:
-                target.unlink()
-            elif target.exists():
-                target.rmdir()
-            work.rename(target)
-        _fsync_dir(target.parent)
+        move_into_place(work, target, occupied=occupied)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -365,11 +374,15 @@ async def _import_postgres(
     force: bool,
     embedder: EmbeddingService | None,
 ) -> None:
+    """Every table and every vector collection in ONE transaction: a kill or an error at any
+    point leaves the database as it was (the same command then runs again from the start)."""
     import psycopg
 
     from remem.stores.postgres.vector import PgVectorStore
 
     shown = dsn.rsplit("@", 1)[-1]
+    # Re-embedding happens before the transaction, so that it holds no lock meanwhile.
+    collections = await _collections_to_load(directory, manifest, embedder)
     try:
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
     except psycopg.Error as exc:
@@ -383,16 +396,63 @@ async def _import_postgres(
                 f"the PostgreSQL memory at {shown} is not empty; import into an empty "
                 "database, or pass force=True (`--force`) to replace what it holds"
             )
-        await insert_postgres(conn, lambda t: _table_rows(directory, t), force=force, target=shown)
+        store = PgVectorStore(dsn)  # only its in-transaction writers: no pool is opened
+        async with conn.transaction():
+            await insert_postgres(
+                conn, lambda t: _table_rows(directory, t), force=force, target=shown
+            )
+            await store.drop_all_in(conn)
+            for info, rows in collections:
+                await store.load_in(conn, info, _load_batches(rows(), info.dimension))
     except psycopg.Error as exc:
         raise RecoveryError(f"the import into PostgreSQL failed ({exc}); nothing was kept") from exc
     finally:
         await conn.close()
-    store = PgVectorStore(dsn)
-    await store.open()
-    try:
-        for info in await store.list_collections():
-            await store.delete_collection(info.name)
-        await _fill_vectors(directory, manifest, store, embedder)
-    finally:
-        await store.aclose()
+
+
+VectorRows = Callable[[], Iterator[VectorRow]]
+
+
+async def _collections_to_load(
+    directory: Path, manifest: ExportManifest, embedder: EmbeddingService | None
+) -> list[tuple[CollectionInfo, VectorRows]]:
+    """Each collection to create, with its items: read from the export, or (an export without
+    vectors) re-embedded into a staging in-memory store first."""
+    from remem.models import Metric
+
+    if manifest.vectors:
+        return [
+            (
+                CollectionInfo(
+                    name=c.name, model_name=c.model, dimension=c.dimension, metric=Metric(c.metric)
+                ),
+                functools.partial(_vector_rows, directory, c),
+            )
+            for c in manifest.collections
+        ]
+    from remem.stores.memory.vector import MemoryVectorStore
+
+    staging = MemoryVectorStore()
+    await _fill_vectors(directory, manifest, staging, embedder)
+    memories = next(t for t in TABLES if t.name == "memories")
+    ids = [str(r["id"]) for r in _table_rows(directory, memories)]
+    out: list[tuple[CollectionInfo, VectorRows]] = []
+    for info in await staging.list_collections():
+        items = await staging.get(info.name, ids)
+        rows = [
+            VectorRow(i.id, i.document, dict(i.metadata), np.asarray(i.vector, "<f4").tobytes())
+            for i in items
+        ]
+        out.append((info, functools.partial(iter, rows)))
+    return out
+
+
+def _load_batches(rows: Iterator[VectorRow], dimension: int) -> Iterator[LoadBatch]:
+    for batch in batches_of(rows):
+        matrix = np.frombuffer(b"".join(r.vector for r in batch), dtype="<f4")
+        yield (
+            [r.id for r in batch],
+            matrix.reshape(len(batch), dimension).astype(np.float32),
+            [r.document for r in batch],
+            [r.metadata for r in batch],
+        )

@@ -24,6 +24,7 @@ import numpy as np
 from remem.recovery.errors import RecoveryError
 from remem.recovery.participants import writer_lock
 from remem.recovery.portable_tables import PortableTable
+from remem.recovery.quiescence import QuiescenceToken
 
 _BATCH = 2_000
 
@@ -143,14 +144,17 @@ def _duckdb_has(conn: duckdb.DuckDBPyConnection, table: str) -> bool:
 
 
 @contextlib.contextmanager
-def embedded_source(directory: Path) -> Iterator[Source]:
-    """Read the closed memory in ``directory`` (WritersActiveError while a Runtime has it)."""
+def embedded_source(
+    directory: Path, *, quiesced: QuiescenceToken | None = None
+) -> Iterator[Source]:
+    """Read the closed memory in ``directory`` (WritersActiveError while a Runtime has it,
+    unless ``quiesced`` is that Runtime's held token)."""
     if not (directory / "memory.duckdb").is_file():
         raise RecoveryError(
             f"{str(directory)!r} holds no embedded memory (no memory.duckdb); pass the directory "
             "given to Runtime.open"
         )
-    with writer_lock(directory) as conns:
+    with writer_lock(directory, quiesced=quiesced) as conns:
         source = _EmbeddedSource(directory, conns)
         try:
             yield source

@@ -7,8 +7,9 @@ re-embed the staged memories with the given embedder through the collection mana
 
 * :func:`write_embedded` fills a fresh directory (the caller builds it beside the target and
   renames it into place only once it is complete).
-* :func:`write_postgres` writes every table in one transaction (after deleting what a
-  ``force`` import replaces), then the vector collections.
+* :func:`insert_postgres` writes every table (after deleting what a ``force`` import
+  replaces) inside the transaction in which the caller then loads the vector collections
+  (``PgVectorStore.load_in``): rows and vectors commit together or not at all.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ RowsOf = Callable[[PortableTable], Iterator[dict[str, Any]]]
 _BATCH = 2_000
 
 
-def _batches(rows: Iterable[Any], size: int = _BATCH) -> Iterator[list[Any]]:
+def batches_of(rows: Iterable[Any], size: int = _BATCH) -> Iterator[list[Any]]:
     batch: list[Any] = []
     for row in rows:
         batch.append(row)
@@ -80,7 +81,7 @@ def insert_embedded(directory: Path, rows_of: RowsOf) -> None:
             with conn:
                 for table in (t for t in TABLES if t.file == file):
                     statement = table.embedded_insert("?")
-                    for batch in _batches(table.to_embedded(r) for r in rows_of(table)):
+                    for batch in batches_of(table.to_embedded(r) for r in rows_of(table)):
                         conn.executemany(statement, batch)
         finally:
             conn.close()
@@ -96,7 +97,7 @@ def insert_embedded(directory: Path, rows_of: RowsOf) -> None:
                 ).fetchall()
             )
             columns = ", ".join(table.names)
-            for batch in _batches(table.to_embedded(r) for r in rows_of(table)):
+            for batch in batches_of(table.to_embedded(r) for r in rows_of(table)):
                 # DuckDB's bulk path (numpy-backed view), far faster than executemany.
                 select = register_rows(ddb, "remem_import", table.names, types, batch)
                 try:
@@ -121,7 +122,7 @@ async def write_vectors(
         await store.create_collection(
             name, model_name=model, dimension=dimension, metric=Metric(metric)
         )
-        for batch in _batches(items_of(name)):
+        for batch in batches_of(items_of(name)):
             matrix = np.frombuffer(b"".join(r.vector for r in batch), dtype="<f4")
             await store.add(
                 name,
@@ -141,7 +142,7 @@ async def reembed(
     await manager.open()
     done = 0
     try:
-        for batch in _batches(memories):
+        for batch in batches_of(memories):
             records = [row_to_record(memories_table.to_embedded(r)) for r in batch]
             # A superseded memory is kept as a record but has no vector (it is never recalled).
             staged = [r for r in records if r.lifecycle.stage in STAGED and r.superseded_by is None]
@@ -202,13 +203,8 @@ async def insert_postgres(conn: Any, rows_of: RowsOf, *, force: bool, target: st
         for table in TABLES:
             statement = table.postgres_insert()
             async with conn.cursor() as cur:
-                for batch in _batches(table.to_postgres(r) for r in rows_of(table)):
+                for batch in batches_of(table.to_postgres(r) for r in rows_of(table)):
                     await cur.executemany(statement, batch)
-
-
-async def drop_postgres_collections(store: VectorStore) -> None:
-    for info in await store.list_collections():
-        await store.delete_collection(info.name)
 
 
 def refuse_unknown_metric(metric: str) -> None:

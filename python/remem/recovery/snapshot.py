@@ -11,7 +11,10 @@ Contract:
 
 * **Quiescence.** Both hold the directory's writer lock (:func:`~remem.recovery.participants.
   writer_lock`) for the whole operation and refuse with :class:`WritersActiveError` while a
-  Runtime has it open; neither drains anything.
+  Runtime has it open — unless the snapshot is given that Runtime's held quiescence token
+  (``quiesced=``; :func:`remem.maintenance.snapshot_live` does it): writers, extraction,
+  compaction and access flushes are then stopped by the token, and the copy is of the live
+  directory held still.
 * **Consistency.** SQLite files are copied with the online backup API, DuckDB files after a
   ``CHECKPOINT`` with the lock held; every copy's row counts are checked against its source.
 * **Completeness.** A snapshot is written to a hidden temporary directory beside ``out``; the
@@ -50,13 +53,20 @@ from remem.recovery.manifest import (
     sha256_file,
 )
 from remem.recovery.participants import copy_participant, participants, writer_lock
+from remem.recovery.quiescence import QuiescenceToken
 
 __all__ = ["restore", "snapshot"]
 
 
-def snapshot(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> Manifest:
+def snapshot(
+    directory: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    quiesced: QuiescenceToken | None = None,
+) -> Manifest:
     """Write a verified snapshot of the closed memory in ``directory`` to ``out`` (must not
-    exist); return its manifest."""
+    exist); return its manifest. ``quiesced``: the held token of the Runtime of this process
+    that has ``directory`` open (:func:`remem.maintenance.snapshot_live` passes it)."""
     source, target = Path(directory), Path(out)
     if not (source / "memory.duckdb").is_file():
         raise RecoveryError(
@@ -72,7 +82,7 @@ def snapshot(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     _remove_partials(target)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     try:
-        with writer_lock(source) as conns:
+        with writer_lock(source, quiesced=quiesced) as conns:
             entries = []
             for part in participants(source):
                 rows = copy_participant(part, source, work, conns)
@@ -133,26 +143,38 @@ def restore(
         work.chmod(snap.stat().st_mode & 0o777)
         _fsync_tree(work)
         manifest.verify(work)
-        if occupied and target.is_dir():
-            with writer_lock(target):  # a live Runtime on the target refuses the swap
-                if _exchange(work, target):
-                    old = work  # now holds what the target held
-                else:
-                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-                    target.rename(old / target.name)
-                    work.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            if occupied:
-                target.unlink()
-            elif target.exists():
-                target.rmdir()
-            work.rename(target)
-        _fsync_dir(target.parent)
+        move_into_place(work, target, occupied=occupied)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return manifest
+
+
+def move_into_place(work: Path, target: Path, *, occupied: bool) -> None:
+    """Put the complete directory ``work`` (a sibling of ``target``) at ``target``.
+
+    An ``occupied`` directory is swapped under its writer lock (a live Runtime on it refuses
+    with :class:`WritersActiveError`), by one atomic exchange where the system has one, so a
+    kill leaves ``target`` whole, old or new; its old content is then deleted. An occupied
+    *file*, or an empty directory, is removed and ``work`` renamed. Shared by restore and
+    import, so that both leave a target in the states the module docstring lists.
+    """
+    if occupied and target.is_dir():
+        with writer_lock(target):
+            if _exchange(work, target):
+                old = work  # now holds what the target held
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+                target.rename(old / target.name)
+                work.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        if occupied:
+            target.unlink()
+        elif target.exists():
+            target.rmdir()
+        work.rename(target)
+    _fsync_dir(target.parent)
 
 
 def _embeddings(conn: duckdb.DuckDBPyConnection | None) -> tuple[EmbeddingEntry, ...]:

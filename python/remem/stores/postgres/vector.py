@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -37,7 +37,12 @@ from remem.stores.vector_input import (
     prepare_queries,
 )
 
-__all__ = ["MIGRATIONS", "PgVectorConfig", "PgVectorStore"]
+__all__ = ["MIGRATIONS", "LoadBatch", "PgVectorConfig", "PgVectorStore"]
+
+LoadBatch = tuple[
+    Sequence[str], NDArray[np.float32], Sequence[str | None], Sequence[Mapping[str, object]]
+]
+"""``(ids, vectors, documents, metadatas)``: one batch of :meth:`PgVectorStore.load_in`."""
 
 
 class PgVectorStore(StoreLifecycle):
@@ -208,6 +213,45 @@ class PgVectorStore(StoreLifecycle):
             col = await self._collection(conn, name, lock=True)
             await conn.execute(sql.SQL("DROP TABLE {}").format(col.table))
             await conn.execute("DELETE FROM remem_vector_collections WHERE cid = %s", (col.cid,))
+
+    # -- inside a caller's transaction ----------------------------------------------------------
+
+    async def drop_all_in(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Drop every collection on ``conn``, inside the caller's transaction (the caller
+        commits): an import's ``--force`` replaces rows and vectors together. Needs no open."""
+        cur = await conn.execute("SELECT cid FROM remem_vector_collections FOR UPDATE")
+        for (cid,) in await cur.fetchall():
+            await conn.execute(
+                sql.SQL("DROP TABLE {}").format(sql.Identifier(f"remem_vectors_{cid}"))
+            )
+        await conn.execute("DELETE FROM remem_vector_collections")
+
+    async def load_in(
+        self,
+        conn: psycopg.AsyncConnection[Any],
+        info: CollectionInfo,
+        batches: Iterable[LoadBatch],
+    ) -> None:
+        """Create the (new) collection ``info`` and add ``(ids, vectors, documents, metadatas)``
+        batches on ``conn``, inside the caller's transaction, as :meth:`add` would (COPY, item
+        counts, the HNSW index past ``exact_threshold``) — so that an import commits its rows
+        and its vectors at once (:mod:`remem.recovery.portable`). Needs no open."""
+        check_collection(info.name)
+        cur = await conn.execute(
+            "INSERT INTO remem_vector_collections (name, model_name, dimension, metric) "
+            "VALUES (%s, %s, %s, %s) RETURNING cid",
+            (info.name, info.model_name, info.dimension, Metric(info.metric).value),
+        )
+        row = await cur.fetchone()
+        assert row is not None
+        await self._create_table(conn, PgCollection(row[0], info))
+        for ids, vectors, documents, metadatas in batches:
+            col = await self._collection(conn, info.name)  # the counts of the batches before
+            batch = prepare_batch(col.info, ids, vectors, documents, metadatas)
+            if len(batch):
+                await self._copy_in(conn, col, batch, replace=False)
+                # Its staging table is dropped at COMMIT; the next batch needs a fresh one.
+                await conn.execute("DROP TABLE remem_vector_batch")
 
     # -- writes --------------------------------------------------------------------------------
 
