@@ -9,9 +9,9 @@ any point resumes where it stopped when the same command runs again:
 
 1. **Preflight** — no journaled writes or vector moves left by a crash (open and close the
    memory once to apply them), no previous generation still kept (``--confirm`` it first).
-2. **Snapshot** (embedded backend) — :func:`remem.recovery.snapshot` into
-   ``<dir>.before-reembed-<time>``, verified, before anything is written. PostgreSQL has no
-   snapshot in this build (``remem.recovery.SUPPORTED_OPERATIONS``): take a ``pg_dump``.
+2. **Snapshot** — :func:`remem.recovery.snapshot` (embedded) or
+   :func:`remem.recovery.snapshot_postgres` into ``<dir>.before-reembed-<time>``, verified,
+   before anything is written; ``remem restore`` (``--dsn`` for PostgreSQL) puts it back.
 3. **Build** — every record of a staged stage (superseded ones too: the old collections hold
    them) is embedded by the new model into a new collection generation (``memory_g<n>_<stage>``,
    :mod:`remem.staging.generation`), in batches; ids already in it (a resumed run) are skipped.
@@ -81,7 +81,7 @@ class ReembedResult:
             f"{self.seconds:.1f} s",
             "  counts: " + ", ".join(f"{k} {v}" for k, v in self.counts.items()),
             f"  sample self-recall@{SELF_RECALL_K}: new {self.self_recall_new:.2f}, old {old}",
-            f"  snapshot: {self.snapshot or 'none (PostgreSQL: take a pg_dump)'}",
+            f"  snapshot: {self.snapshot or 'none (nothing was stored yet, or a resumed run)'}",
             f"switched: recall now reads {self.new_prefix}; the old generation "
             f"{self.old_prefix} is kept until `remem reembed --confirm` drops it",
         ]
@@ -198,12 +198,7 @@ async def reembed(
             )
         _preflight(config)
         stamp = f"{now():%Y%m%d-%H%M%S}"
-        snapshot_dir = None
-        if config.backend == "embedded" and (path / "memory.duckdb").is_file():
-            from remem.recovery import snapshot
-
-            snapshot_dir = str(path.with_name(f"{path.name}.before-reembed-{stamp}"))
-            snapshot(path, snapshot_dir)
+        snapshot_dir = _take_snapshot(config, path.with_name(f"{path.name}.before-reembed-{stamp}"))
         state = _State(
             provider=provider,
             dimension=embedder.dimension,
@@ -245,6 +240,24 @@ async def reembed(
         snapshot=state.snapshot,
         seconds=time.perf_counter() - started,
     )
+
+
+def _take_snapshot(config: RuntimeConfig, out: Path) -> str | None:
+    """A verified snapshot before anything is written: the embedded files, or PostgreSQL's
+    consistent logical snapshot (one REPEATABLE READ transaction, vectors included). None for
+    an embedded memory that holds no records yet (nothing to lose)."""
+    if config.backend == "postgres":
+        from remem.recovery import snapshot_postgres
+
+        assert config.dsn is not None  # RuntimeConfig requires a dsn for postgres
+        snapshot_postgres(config.dsn, out)
+        return str(out)
+    if not (Path(config.path) / "memory.duckdb").is_file():
+        return None
+    from remem.recovery import snapshot
+
+    snapshot(Path(config.path), out)
+    return str(out)
 
 
 def _already_switched(active: Generation, embedder: EmbeddingService) -> bool:
