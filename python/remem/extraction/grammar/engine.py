@@ -36,6 +36,7 @@ from remem.extraction.grammar.pattern import ANY, CAP, Match
 from remem.extraction.grammar.rule import END, Operation, Rule
 from remem.extraction.grammar.slots import ANIMAL_FIRST_WORDS, READERS
 from remem.extraction.grammar.subject import Subject
+from remem.extraction.grammar.subject import read_who as _read_who
 from remem.extraction.grammar.tables import TABLES
 from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD
 from remem.extraction.grammar.tokens import Sentence, Token, sentences
@@ -269,6 +270,7 @@ class Grammar:
             hypothetical = False
             maybe_hypothetical = _maybe_hypothetical(sentence)
             scan_words = not sentence.words.isdisjoint(self._scan_words)
+            said: Subject | None = None  # the last subject named in this sentence
             for clause in sentence.clauses:
                 hypothetical = hypothetical or (maybe_hypothetical and _hypothetical(clause))
                 found: list[Statement] = []
@@ -276,11 +278,13 @@ class Grammar:
                     per_clause.append(found)
                     continue
                 start = _skip_lead(clause)
+                inherited = said
+                said = _named_subject(clause, start, said)
                 if start < len(clause):
                     for r in self._candidates(clause, start):
                         m = r.pattern.match(clause, start)
                         if m is not None:
-                            found.extend(_statement(r, m, clause, at, turn_id))
+                            found.extend(_statement(r, m, clause, at, turn_id, inherited))
                 if scan_words or any(t.cap for t in clause):
                     present = sentence.words
                     for i in range(start, len(clause)):
@@ -296,6 +300,7 @@ class Grammar:
                                 found.extend(_statement(r, m, clause, at, turn_id))
                 per_clause.append(_prune(found) if len(found) > 1 else found)
             _pet_deaths(sentence, per_clause)
+            _name_used(per_clause)
         return parsed
 
 
@@ -322,6 +327,33 @@ def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
     s = per_clause[c][n]
     if s.operation != END:
         per_clause[c][n] = replace(s, operation=END, text=f"{s.text[:-1]} — it died.")
+
+
+def _name_used(per_clause: list[list[Statement]]) -> None:
+    """ "my name is Oluwaseun but everyone calls me Seun": of two names the user gives
+    themselves in one sentence, the later one is the name they go by."""
+    names = [
+        (c, n)
+        for c, found in enumerate(per_clause)
+        for n, s in enumerate(found)
+        if s.attribute == "name" and s.subject == USER and s.operation != END
+    ]
+    if len(names) < 2 or len({per_clause[c][n].value for c, n in names}) < 2:
+        return
+    for c, n in reversed(names[:-1]):
+        del per_clause[c][n]
+
+
+def _named_subject(clause: Sequence[Token], start: int, said: Subject | None) -> Subject | None:
+    """The subject this clause names at its start, else the one named before it: "my sister
+    moved to Leeds and started at Asda" — the second clause is still about the sister."""
+    if start >= len(clause):
+        return said
+    got = _read_who(clause, start)
+    if got is None:
+        return said
+    end, subject = got
+    return subject if end > start and isinstance(subject, Subject) else said
 
 
 def _required_words(r: Rule) -> list[frozenset[str]]:
@@ -353,11 +385,19 @@ def _prune(found: list[Statement]) -> list[Statement]:
 
 
 def _statement(
-    r: Rule, m: Match, clause: Sequence[Token], at: datetime, turn_id: str
+    r: Rule,
+    m: Match,
+    clause: Sequence[Token],
+    at: datetime,
+    turn_id: str,
+    inherited: Subject | None = None,
 ) -> list[Statement]:
     slots = m.slots
     who = slots.get("who")
     subject_obj = who[2] if who is not None else None
+    if who is not None and who[0] == who[1] and inherited is not None:
+        # an elided subject ("… and started at Asda") is whoever the sentence last named
+        subject_obj = inherited
     subject = USER
     co_subject: str | None = None
     if isinstance(subject_obj, Subject):

@@ -383,6 +383,7 @@ SCHOOL: tuple[Rule, ...] = (
         "law|art|music? student|freshman|fresher|sophomore|undergrad|postgrad at|in {v:cschool}",
         _STUDIES,
         entity="org",
+        negated="end",
     ),
     rule(
         "school",
@@ -394,7 +395,7 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} graduated|graduating from {{v:school}}",
+        f"{_PRE} both? graduated|graduating from {{v:cschool}}",
         "{S} graduated from {v}.",
         op=END,
         entity="org",
@@ -402,7 +403,7 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} dropped|dropping out of {{v:school}}",
+        f"{_PRE} dropped|dropping out of {{v:cschool}}",
         "{S} dropped out of {v}.",
         op=END,
         entity="org",
