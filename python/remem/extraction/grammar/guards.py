@@ -72,7 +72,9 @@ _HYPO = CLASSES["hypothetical"]
 _Q_AUX = CLASSES["question_aux"]
 _Q_SUBJ = CLASSES["question_subject"]
 _VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
-_HYPO_ANY = _HYPO | _VERBISH_HYPO | frozenset({"what", "how"})
+_JUDGED = frozenset({"sounds", "sound", "seems", "seem", "looks", "feels", "must"})
+"""After a clause-initial gerund, a judgement: "living in Milan sounds amazing" (no fact)."""
+_HYPO_ANY = _HYPO | _VERBISH_HYPO | _JUDGED | frozenset({"what", "how"})
 _PLACE_AFTER_TO = frozenset(
     ["the", "a", "an", "my", "our", "bed", "work", "school", "church", "uni", "college"]
 )
@@ -142,6 +144,13 @@ def stopped(clause: Sequence[Token]) -> bool:
 
 
 def hypothetical(tokens: Sequence[Token]) -> bool:
+    lead = skip_lead(tokens)
+    if (
+        lead < len(tokens)
+        and tokens[lead].low.endswith("ing")
+        and any(t.low in _JUDGED for t in tokens[lead + 1 :])
+    ):
+        return True
     for k, t in enumerate(tokens):
         if t.low in _HYPO and not (t.low == "may" and t.cap):
             return True

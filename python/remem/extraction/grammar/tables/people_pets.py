@@ -147,6 +147,16 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
+        "{s:name} and {v:name} got|are|'re|were|have|'ve|getting|just* "
+        "split|broke|broken|splitting|breaking|separated|separating|divorced|divorcing",
+        "{S} and {v} are no longer partners.",
+        op=END,
+        subject_slot="s",
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
         f"{_PRE} dumped {{v:name}}",
         "{S} broke up with {v}.",
         op=END,
