@@ -44,9 +44,11 @@ def rules(text: str) -> set[Fact]:
 
 
 def test_the_corpus_is_big_varied_and_well_formed() -> None:
-    slices = [load(name) for name in ("statements", "heldout", "heldout2", "heldout3")]
+    names = ("statements", "heldout", "heldout2", "heldout3", "heldout4")
+    slices = [load(name) for name in names]
     dev = slices[0]
-    assert [len(c) >= n for c, n in zip(slices, (600, 150, 150, 120), strict=True)] == [True] * 4
+    sizes = (600, 150, 150, 120, 120)
+    assert [len(c) >= n for c, n in zip(slices, sizes, strict=True)] == [True] * len(names)
     texts = [{i.text for i in c} for c in slices]
     for a, b in itertools.combinations(range(len(slices)), 2):
         assert not texts[a] & texts[b], "the slices share a statement"
@@ -77,11 +79,19 @@ def test_rule_extractor_meets_the_targets(name: str, precision: float, recall: f
 
 
 def test_rule_extractor_generalises_to_the_third_held_out_slice() -> None:
-    """What is met (module docstring): precision 0.948 is below the 0.97 target (five false
+    """What is met (module docstring): precision 0.962 is below the 0.97 target (four false
     facts, among them a pregnancy of a named relative the slice's labels leave out)."""
     result = score(rules, load("heldout3"))
-    assert result.total.precision >= 0.94, result.table()
-    assert result.total.recall >= 0.87, result.table()
+    assert result.total.precision >= 0.95, result.table()
+    assert result.total.recall >= 0.94, result.table()
+
+
+def test_rule_extractor_generalises_to_the_fourth_held_out_slice() -> None:
+    """What is met (module docstring): first scored 0.910 / 0.703, now precision 0.931 and
+    recall 0.802 — both below the targets, school and date recall below 0.8."""
+    result = score(rules, load("heldout4"))
+    assert result.total.precision >= 0.92, result.table()
+    assert result.total.recall >= 0.79, result.table()
 
 
 def test_scoring_counts_a_wrong_value_as_both_a_miss_and_a_false_fact() -> None:

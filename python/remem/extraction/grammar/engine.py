@@ -257,6 +257,7 @@ class Grammar:
         """Each sentence of ``message`` with the statements of each of its clauses (a
         question's clauses have none)."""
         parsed: list[tuple[Sentence, list[list[Statement]]]] = []
+        pending: list[tuple[list[Statement], str, list[Statement]]] = []
         for sentence in sentences(message):
             per_clause: list[list[Statement]] = []
             parsed.append((sentence, per_clause))
@@ -283,8 +284,13 @@ class Grammar:
                 if start < len(clause):
                     for r in self._candidates(clause, start):
                         m = r.pattern.match(clause, start)
-                        if m is not None:
-                            found.extend(_statement(r, m, clause, at, turn_id, inherited))
+                        if m is None:
+                            continue
+                        made = _statement(r, m, clause, at, turn_id, inherited)
+                        if r.needs is not None:
+                            pending.append((found, r.needs, made))
+                        else:
+                            found.extend(made)
                 if scan_words or any(t.cap for t in clause):
                     present = sentence.words
                     for i in range(start, len(clause)):
@@ -301,6 +307,17 @@ class Grammar:
                 per_clause.append(_prune(found) if len(found) > 1 else found)
             _pet_deaths(sentence, per_clause)
             _name_used(per_clause)
+        if pending:
+            set_attributes = {
+                s.attribute
+                for _, per in parsed
+                for found in per
+                for s in found
+                if s.operation != END
+            }
+            for found, needs, made in pending:
+                if needs in set_attributes:
+                    found.extend(s for s in made if s not in found)
         return parsed
 
 

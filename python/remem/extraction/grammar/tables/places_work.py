@@ -165,6 +165,14 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "employer",
+        f"{_PRE} work|works|working in {{t:phrase1}} at|for {{v:corg}}",
+        _WORKS,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "job",
+        "employer",
         f"{_PRE} started|start|starting|began|begin|joined|joining|join at|with? {{v:corg}}",
         _WORKS,
         event=True,
@@ -310,6 +318,15 @@ JOB: tuple[Rule, ...] = (
         fixed="none",
     ),
     rule("job", "employer", f"{_PRE} quit {{v:corg}}", _LEFT, op=END, entity="org"),
+    rule(
+        "job",
+        "employer",
+        "i? @adv* @have? @adv* @be? @adv* left|leaving {v:corg}",  # "we left Glasgow": a city
+        _LEFT,
+        op=END,
+        entity="org",
+        needs="employer",
+    ),
     rule(
         "job",
         "employer",
