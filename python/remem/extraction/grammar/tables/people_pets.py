@@ -13,7 +13,24 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
-        f"{_PRE} dating|seeing {{v:name}}",
+        f"{_PRE} dating {{v:name}}",
+        "{Ss} partner is {v}.",
+        entity="person",
+        negated="end",
+    ),
+    # "seeing" only before the end or a duration: "I'm seeing Jess on Friday" is a plan
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} seeing {{v:name}} any|anymore? more|longer? $",
+        "{Ss} partner is {v}.",
+        entity="person",
+        negated="end",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} seeing {{v:name}} for|since",
         "{Ss} partner is {v}.",
         entity="person",
         negated="end",

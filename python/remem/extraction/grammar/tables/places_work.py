@@ -67,7 +67,13 @@ MOVE: tuple[Rule, ...] = (
         entity="place",
     ),
     rule("move", "city", "{who} @be @adv* back|home? in {v:place} now", _LIVES, entity="place"),
-    rule("move", "city", "{who} @be @adv* back in {v:place}", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        "{who} @be @adv* back in {v:place} for? good|permanently? $",  # not "… for a week"
+        _LIVES,
+        entity="place",
+    ),
     rule("move", "city", "{who} @be now in {v:place}", _LIVES, entity="place"),
     rule("move", "city", "{who} @be @adv* in {v:place} these days", _LIVES, entity="place"),
     rule(
