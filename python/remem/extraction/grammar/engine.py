@@ -6,7 +6,9 @@ start with the clause's first token are tried there (a first-token index), and t
 rules at every token. A match becomes a :class:`Statement` unless a guard drops it:
 
 - **subject** — "my friend moved to Berlin" (someone unnamed, "she", "you") is dropped; "Ana
-  moved to Berlin" is a fact about Ana (subject "Ana"), never about the user;
+  moved to Berlin" is a fact about Ana (subject "Ana"), never about the user; a clause
+  without a subject of its own is about whoever the sentence named last ("my sister moved to
+  Leeds and started at Asda" says nothing of the user);
 - **question** — a sentence that ends with "?" or starts like one ("should I quit");
 - **hypothetical** — a plan, wish or condition before the value in the sentence ("if",
   "would", "I'd", "maybe", "thinking of", "planning" …);
@@ -15,7 +17,9 @@ rules at every token. A match becomes a :class:`Statement` unless a guard drops 
   longer", "not … anymore/any more/any longer");
 - **value** — only the words said; a slot reader that finds no value means no fact.
 
-Then :mod:`.corrections` turns misstatements put right into CORRECT statements.
+A row with ``needs`` counts only when the same message sets that attribute too ("left Costa,
+starting at Greggs"). Then :mod:`.corrections` turns misstatements put right into CORRECT
+statements.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ plan or a condition, or says that something stopped.
 - :func:`skip_lead` — leading discourse words ("so", "lol", "by the way"), a leading time
   phrase ("last week,") and a leading "after the divorce" are not part of a statement;
 - :func:`is_question` — ends with "?" or starts like one ("should i quit");
-- :func:`hypothetical` — "if", "would", "I'd", "maybe", "thinking of", "going to move" …;
+- :func:`hypothetical` — "if", "would", "I'd", "maybe", "thinking of", "going to move" …, and a
+  clause-initial gerund that is judged ("living in Milan sounds amazing");
 - :func:`stopped` — "no longer", "anymore", "any more", "any longer" (a negation that ends a
   fact rather than denying it).
 """
