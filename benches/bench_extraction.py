@@ -9,7 +9,7 @@ turns/s of both extractors (plus the ablations of the grammar's stages) without 
 per fact kind, guards, corrections); ``regex`` is
 :func:`benches.regex_extractor_baseline.extract_statements`, the extractor this one replaces
 (its facts carry no subject or operation: they are scored as the user's, ``set``). The turns
-are the corpus statements, development then the three held-back slices;
+are the corpus statements, development then the four held-back slices;
 ``precision``/``recall`` are over every labelled fact (see ``tests/extraction/corpus.py``)
 and ``correct`` says the grammar meets its targets.
 """
@@ -35,7 +35,8 @@ DEV = load("statements")
 HELD = load("heldout")
 HELD2 = load("heldout2")
 HELD3 = load("heldout3")
-TEXTS = [i.text for i in DEV + HELD + HELD2 + HELD3]
+HELD4 = load("heldout4")
+TEXTS = [i.text for i in DEV + HELD + HELD2 + HELD3 + HELD4]
 
 
 def grammar(text: str) -> set[Fact]:
@@ -84,7 +85,13 @@ def test_rule_extraction(benchmark: Any, impl: str) -> None:
     fn = IMPLS[impl]
     benchmark.group = f"rule extraction {len(TEXTS)} turns"
     benchmark(lambda: [fn(t) for t in TEXTS])
-    for name, corpus in (("dev", DEV), ("heldout", HELD), ("heldout2", HELD2), ("heldout3", HELD3)):
+    for name, corpus in (
+        ("dev", DEV),
+        ("heldout", HELD),
+        ("heldout2", HELD2),
+        ("heldout3", HELD3),
+        ("heldout4", HELD4),
+    ):
         total = score(fn, corpus).total
         benchmark.extra_info[f"{name}_precision"] = round(total.precision, 3)
         benchmark.extra_info[f"{name}_recall"] = round(total.recall, 3)
@@ -138,6 +145,7 @@ def main() -> None:
     _report(HELD, f"held-back slice ({len(HELD)} statements)")
     _report(HELD2, f"second held-back slice ({len(HELD2)} statements)")
     _report(HELD3, f"third held-back slice ({len(HELD3)} statements)")
+    _report(HELD4, f"fourth held-back slice ({len(HELD4)} statements)")
     ablations()
     real = locomo_turns()
     print(f"\nturns/s, best of 7 passes: corpus ({len(TEXTS)} turns), LoCoMo dev ({len(real)})")

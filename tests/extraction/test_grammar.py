@@ -244,3 +244,41 @@ def test_a_weekday_opening_a_clause_is_when_not_who_and_a_badge_handed_in_is_not
     }
     assert facts("Tomorrow I start at Globex") == {("user", "employer", "Globex", "set")}
     assert facts("Monday was awful") == set()
+
+
+def test_an_elided_subject_is_whoever_the_sentence_named_last() -> None:
+    """The second clause has no subject of its own: it is the sister's (dropped, unnamed) or
+    Tom's, never the user's."""
+    assert facts("my sister moved to Leeds and started at Asda") == set()
+    assert facts("Tom moved to Leeds and started at Asda") == {
+        ("Tom", "city", "Leeds", "set"),
+        ("Tom", "employer", "Asda", "set"),
+    }
+    assert facts("moved to Bath, started at Dyson") == {
+        ("user", "city", "Bath", "set"),
+        ("user", "employer", "Dyson", "set"),
+    }
+
+
+def test_leaving_a_named_place_is_a_job_ending_only_beside_a_new_job() -> None:
+    """ "left Costa" alone may be a town; with a new job in the same message it is the old job
+    (a row's ``needs``), and "we left Glasgow" stays a place."""
+    assert facts("I left Leeds last year") == set()
+    assert facts("left Costa, starting at Greggs on monday") == {
+        ("user", "employer", "Costa", "end"),
+        ("user", "employer", "Greggs", "set"),
+    }
+    assert facts("we left Glasgow and I started at Tesco") == {("user", "employer", "Tesco", "set")}
+
+
+def test_the_name_one_goes_by_wins_over_the_given_name_in_the_same_sentence() -> None:
+    assert facts("my name is Elizabeth but everybody calls me Libby") == {
+        ("user", "name", "Libby", "set")
+    }
+    assert facts("my name is Elizabeth") == {("user", "name", "Elizabeth", "set")}
+
+
+def test_agreeing_with_someone_is_not_a_partner() -> None:
+    assert facts("I'm with Jake on that one") == set()
+    assert facts("I've been with Carla for six years") == {("user", "partner", "Carla", "set")}
+    assert facts("I'm not with Ben anymore") == {("user", "partner", "Ben", "end")}

@@ -6,7 +6,9 @@ start with the clause's first token are tried there (a first-token index), and t
 rules at every token. A match becomes a :class:`Statement` unless a guard drops it:
 
 - **subject** — "my friend moved to Berlin" (someone unnamed, "she", "you") is dropped; "Ana
-  moved to Berlin" is a fact about Ana (subject "Ana"), never about the user;
+  moved to Berlin" is a fact about Ana (subject "Ana"), never about the user; a clause
+  without a subject of its own is about whoever the sentence named last ("my sister moved to
+  Leeds and started at Asda" says nothing of the user);
 - **question** — a sentence that ends with "?" or starts like one ("should I quit");
 - **hypothetical** — a plan, wish or condition before the value in the sentence ("if",
   "would", "I'd", "maybe", "thinking of", "planning" …);
@@ -15,7 +17,9 @@ rules at every token. A match becomes a :class:`Statement` unless a guard drops 
   longer", "not … anymore/any more/any longer");
 - **value** — only the words said; a slot reader that finds no value means no fact.
 
-Then :mod:`.corrections` turns misstatements put right into CORRECT statements.
+A row with ``needs`` counts only when the same message sets that attribute too ("left Costa,
+starting at Greggs"). Then :mod:`.corrections` turns misstatements put right into CORRECT
+statements.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from remem.extraction.grammar.pattern import ANY, CAP, Match
 from remem.extraction.grammar.rule import END, Operation, Rule
 from remem.extraction.grammar.slots import ANIMAL_FIRST_WORDS, READERS
 from remem.extraction.grammar.subject import Subject
+from remem.extraction.grammar.subject import read_who as _read_who
 from remem.extraction.grammar.tables import TABLES
 from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD
 from remem.extraction.grammar.tokens import Sentence, Token, sentences
@@ -256,6 +261,7 @@ class Grammar:
         """Each sentence of ``message`` with the statements of each of its clauses (a
         question's clauses have none)."""
         parsed: list[tuple[Sentence, list[list[Statement]]]] = []
+        pending: list[tuple[list[Statement], str, list[Statement]]] = []
         for sentence in sentences(message):
             per_clause: list[list[Statement]] = []
             parsed.append((sentence, per_clause))
@@ -269,6 +275,7 @@ class Grammar:
             hypothetical = False
             maybe_hypothetical = _maybe_hypothetical(sentence)
             scan_words = not sentence.words.isdisjoint(self._scan_words)
+            said: Subject | None = None  # the last subject named in this sentence
             for clause in sentence.clauses:
                 hypothetical = hypothetical or (maybe_hypothetical and _hypothetical(clause))
                 found: list[Statement] = []
@@ -276,11 +283,18 @@ class Grammar:
                     per_clause.append(found)
                     continue
                 start = _skip_lead(clause)
+                inherited = said
+                said = _named_subject(clause, start, said)
                 if start < len(clause):
                     for r in self._candidates(clause, start):
                         m = r.pattern.match(clause, start)
-                        if m is not None:
-                            found.extend(_statement(r, m, clause, at, turn_id))
+                        if m is None:
+                            continue
+                        made = _statement(r, m, clause, at, turn_id, inherited)
+                        if r.needs is not None:
+                            pending.append((found, r.needs, made))
+                        else:
+                            found.extend(made)
                 if scan_words or any(t.cap for t in clause):
                     present = sentence.words
                     for i in range(start, len(clause)):
@@ -296,6 +310,18 @@ class Grammar:
                                 found.extend(_statement(r, m, clause, at, turn_id))
                 per_clause.append(_prune(found) if len(found) > 1 else found)
             _pet_deaths(sentence, per_clause)
+            _name_used(per_clause)
+        if pending:
+            set_attributes = {
+                s.attribute
+                for _, per in parsed
+                for found in per
+                for s in found
+                if s.operation != END
+            }
+            for found, needs, made in pending:
+                if needs in set_attributes:
+                    found.extend(s for s in made if s not in found)
         return parsed
 
 
@@ -322,6 +348,33 @@ def _pet_deaths(sentence: Sentence, per_clause: list[list[Statement]]) -> None:
     s = per_clause[c][n]
     if s.operation != END:
         per_clause[c][n] = replace(s, operation=END, text=f"{s.text[:-1]} — it died.")
+
+
+def _name_used(per_clause: list[list[Statement]]) -> None:
+    """ "my name is Oluwaseun but everyone calls me Seun": of two names the user gives
+    themselves in one sentence, the later one is the name they go by."""
+    names = [
+        (c, n)
+        for c, found in enumerate(per_clause)
+        for n, s in enumerate(found)
+        if s.attribute == "name" and s.subject == USER and s.operation != END
+    ]
+    if len(names) < 2 or len({per_clause[c][n].value for c, n in names}) < 2:
+        return
+    for c, n in reversed(names[:-1]):
+        del per_clause[c][n]
+
+
+def _named_subject(clause: Sequence[Token], start: int, said: Subject | None) -> Subject | None:
+    """The subject this clause names at its start, else the one named before it: "my sister
+    moved to Leeds and started at Asda" — the second clause is still about the sister."""
+    if start >= len(clause):
+        return said
+    got = _read_who(clause, start)
+    if got is None:
+        return said
+    end, subject = got
+    return subject if end > start and isinstance(subject, Subject) else said
 
 
 def _required_words(r: Rule) -> list[frozenset[str]]:
@@ -353,11 +406,19 @@ def _prune(found: list[Statement]) -> list[Statement]:
 
 
 def _statement(
-    r: Rule, m: Match, clause: Sequence[Token], at: datetime, turn_id: str
+    r: Rule,
+    m: Match,
+    clause: Sequence[Token],
+    at: datetime,
+    turn_id: str,
+    inherited: Subject | None = None,
 ) -> list[Statement]:
     slots = m.slots
     who = slots.get("who")
     subject_obj = who[2] if who is not None else None
+    if who is not None and who[0] == who[1] and inherited is not None:
+        # an elided subject ("… and started at Asda") is whoever the sentence last named
+        subject_obj = inherited
     subject = USER
     co_subject: str | None = None
     if isinstance(subject_obj, Subject):

@@ -4,7 +4,8 @@ plan or a condition, or says that something stopped.
 - :func:`skip_lead` — leading discourse words ("so", "lol", "by the way"), a leading time
   phrase ("last week,") and a leading "after the divorce" are not part of a statement;
 - :func:`is_question` — ends with "?" or starts like one ("should i quit");
-- :func:`hypothetical` — "if", "would", "I'd", "maybe", "thinking of", "going to move" …;
+- :func:`hypothetical` — "if", "would", "I'd", "maybe", "thinking of", "going to move" …, and a
+  clause-initial gerund that is judged ("living in Milan sounds amazing");
 - :func:`stopped` — "no longer", "anymore", "any more", "any longer" (a negation that ends a
   fact rather than denying it).
 """
@@ -72,7 +73,9 @@ _HYPO = CLASSES["hypothetical"]
 _Q_AUX = CLASSES["question_aux"]
 _Q_SUBJ = CLASSES["question_subject"]
 _VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
-_HYPO_ANY = _HYPO | _VERBISH_HYPO | frozenset({"what", "how"})
+_JUDGED = frozenset({"sounds", "sound", "seems", "seem", "looks", "feels", "must"})
+"""After a clause-initial gerund, a judgement: "living in Milan sounds amazing" (no fact)."""
+_HYPO_ANY = _HYPO | _VERBISH_HYPO | _JUDGED | frozenset({"what", "how"})
 _PLACE_AFTER_TO = frozenset(
     ["the", "a", "an", "my", "our", "bed", "work", "school", "church", "uni", "college"]
 )
@@ -142,6 +145,13 @@ def stopped(clause: Sequence[Token]) -> bool:
 
 
 def hypothetical(tokens: Sequence[Token]) -> bool:
+    lead = skip_lead(tokens)
+    if (
+        lead < len(tokens)
+        and tokens[lead].low.endswith("ing")
+        and any(t.low in _JUDGED for t in tokens[lead + 1 :])
+    ):
+        return True
     for k, t in enumerate(tokens):
         if t.low in _HYPO and not (t.low == "may" and t.cap):
             return True

@@ -20,6 +20,7 @@ __all__ = [
     "read_lname",
     "read_name",
     "read_names",
+    "read_nschool",
     "read_org",
     "read_place",
     "read_school",
@@ -140,6 +141,10 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         elif t.low == "'s" and j > i and j + 1 < n and tokens[j + 1].cap:
             parts[-1] += "'s"  # "King's College", "St Mary's"
             j += 1
+        elif t.low == "'s" and j > i and (j + 1 == n or tokens[j + 1].kind != "word"):
+            parts[-1] += "'s"  # "a job at Nando's", "I work at Sainsbury's."
+            j += 1
+            break
         elif t.low in _ORG_LINK and j > i and j + 1 < n and tokens[j + 1].cap:
             parts += [t.text, tokens[j + 1].text]
             j += 2
@@ -194,6 +199,15 @@ def read_school(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     if j < len(tokens) and tokens[j].low in SCHOOL_WORDS:
         return j + 1, f"{text} {tokens[j].text}"
     return None
+
+
+def read_nschool(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A school that names itself one ("Leeds Uni", "King's College"): after a verb that
+    also starts jobs ("started at"), an acronym ("KPMG") is not taken for a school."""
+    found = read_school(tokens, i)
+    if found is None or not any(w.casefold() in SCHOOL_WORDS for w in str(found[1]).split()):
+        return None
+    return found
 
 
 def read_cschool(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:

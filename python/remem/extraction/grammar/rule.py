@@ -39,7 +39,8 @@ class Rule:
     tried at every token of a clause (names in passing: "took my dog Pepper to the vet");
     other rows only at the start of a clause. ``event`` marks a change (valid from the turn's
     time when no date is said). ``entity`` is the entity type of the value, if it is one.
-    ``subject_slot`` names a slot whose words are the subject (a date's event).
+    ``subject_slot`` names a slot whose words are the subject (a date's event);
+    ``needs`` an attribute the same message must set.
     """
 
     kind: str
@@ -55,6 +56,9 @@ class Rule:
     entity: str | None = None
     subject_slot: str | None = None
     confidence: float = 0.9
+    needs: str | None = None
+    """An attribute the message must also set for this row to count: "left Costa" is a job
+    ending only beside a new job ("…, starting at Greggs on monday"), else it may be a city."""
 
 
 def rule(
@@ -71,6 +75,7 @@ def rule(
     event: bool = False,
     entity: str | None = None,
     subject_slot: str | None = None,
+    needs: str | None = None,
 ) -> Rule:
     """A :class:`Rule` with its pattern compiled; a rule that could never yield a value raises
     :class:`~remem.errors.InvalidArgumentError`."""
@@ -93,4 +98,5 @@ def rule(
         event,
         entity,
         subject_slot,
+        needs=needs,
     )

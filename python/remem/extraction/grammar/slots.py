@@ -28,6 +28,7 @@ from remem.extraction.grammar.names import (
     read_lname,
     read_name,
     read_names,
+    read_nschool,
     read_org,
     read_place,
     read_school,
@@ -127,7 +128,11 @@ def read_event(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     """What a date belongs to ("dentist appointment", "flight to Rome" → up to "is")."""
     j, n = i, len(tokens)
     while j < n and j - i < 3 and tokens[j].kind == "word" and tokens[j].low not in STOP:
-        if tokens[j].low in ("got", "has", "will", "'ll", "moved") or tokens[j].cap:
+        text = tokens[j].text
+        acronym = text.isupper() and 2 <= len(text) <= 4  # "my MOT", "a GP appointment"
+        if tokens[j].low in ("got", "has", "will", "'ll", "moved") or (
+            tokens[j].cap and not acronym
+        ):
             break
         j += 1
     if j == i or any(t.low in _NOT_EVENTS for t in tokens[i:j]):
@@ -233,6 +238,7 @@ READERS: dict[str, Reader] = {
     "nationality": read_nationality,
     "pronouns": read_pronouns,
     "cschool": read_cschool,
+    "nschool": read_nschool,
     "selfname": read_selfname,
     "animal": read_animal,
     "who": read_who,

@@ -54,6 +54,11 @@ def read_who(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
             role = tokens[j].low
             j += 1
             named = read_name(tokens, j)
+            if named is None and j + 1 < n and tokens[j].low == ",":
+                # an apposition closed by a comma: "my husband, Aled, is a plumber"
+                inner = read_name(tokens, j + 1)
+                if inner is not None and inner[0] < n and tokens[inner[0]].low == ",":
+                    named = (inner[0] + 1, inner[1])
             after = named[0] if named is not None else j
             if (
                 after + 1 < n
@@ -72,7 +77,10 @@ def read_who(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         while j < n and tokens[j].low in _KIN_ADJ:
             j += 1
         if j < n and tokens[j].low in _OTHER:
-            return j + 1, Subject("user", None, tokens[j].low)  # "me and my girlfriend"
+            named = read_name(tokens, j + 1)  # "me and my girlfriend (Siân)"
+            if named is not None:
+                return named[0], Subject("user", str(named[1]), tokens[j].low)
+            return j + 1, Subject("user", None, tokens[j].low)
     if t.cap and low not in VERB_STARTS:
         named = read_name(tokens, i)
         if named is not None:

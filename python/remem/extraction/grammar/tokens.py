@@ -169,6 +169,12 @@ _CLAUSE_STARTERS = frozenset(
         "finally",
         "relocated",
         "single",
+        "working",
+        "living",
+        "studying",
+        "everyone",
+        "everybody",
+        "people",
     }
 )
 

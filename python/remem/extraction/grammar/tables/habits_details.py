@@ -312,6 +312,14 @@ DATE: tuple[Rule, ...] = (
     rule(
         "date",
         "date",
+        "my|our|the {s:event} is|'s|has|was @adv* been? booked|scheduled|set|fixed|planned|"
+        "arranged for|on {v:date}",
+        "{S} is on {v}.",
+        subject_slot="s",
+    ),
+    rule(
+        "date",
+        "date",
         "my|our|the {s:event} got|was|has|'s|is been? moved|pushed|"
         "rescheduled|changed|bumped|brought back|forward? to {v:date}",
         "{S} is on {v}.",

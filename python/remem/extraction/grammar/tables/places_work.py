@@ -10,12 +10,14 @@ __all__ = ["JOB", "MOVE", "ORIGIN", "SCHOOL"]
 _LIVES = "{S} lives in {v}."
 _PRE = "{who} @adv* @have? @adv* @be? @adv*"
 """Subject, then any of "just", "'ve", "been", "finally", "not" …"""
+_WAY = "back|over|out|away|down|up|across|home|north|south|east|west"
+"""Words between "moved" and "to" ("moved up north to Durham")."""
 
 MOVE: tuple[Rule, ...] = (
     rule(
         "move",
         "city",
-        f"{_PRE} @move back|over|out|away? to|into {{v:place}}",
+        f"{_PRE} @move {_WAY}* to|into {{v:place}}",
         _LIVES,
         event=True,
         entity="place",
@@ -65,7 +67,30 @@ MOVE: tuple[Rule, ...] = (
         entity="place",
     ),
     rule("move", "city", "{who} @be @adv* back|home? in {v:place} now", _LIVES, entity="place"),
-    rule("move", "city", "{who} @be @adv* back in {v:place}", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        "{who} @be @adv* back in {v:place} for? good|permanently? $",  # not "… for a week"
+        _LIVES,
+        entity="place",
+    ),
+    rule("move", "city", "{who} @be now in {v:place}", _LIVES, entity="place"),
+    rule("move", "city", "{who} @be @adv* in {v:place} these days", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        "{who} @adv* @have @adv* lived|living in {v:place} for|since",
+        _LIVES,
+        entity="place",
+        negated="end",
+    ),
+    rule(
+        "move",
+        "city",
+        "my|our|the new flat|house|place|home|apartment in {v:place}",
+        _LIVES,
+        entity="place",
+    ),
     rule(
         "move",
         "city",
@@ -146,6 +171,14 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "employer",
+        f"{_PRE} work|works|working in {{t:phrase1}} at|for {{v:corg}}",
+        _WORKS,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "job",
+        "employer",
         f"{_PRE} started|start|starting|began|begin|joined|joining|join at|with? {{v:corg}}",
         _WORKS,
         event=True,
@@ -192,6 +225,27 @@ JOB: tuple[Rule, ...] = (
         event=True,
     ),
     rule("job", "job_title", f"{_PRE} promoted to {{v:job}}", "{S} works as {a} {v}.", event=True),
+    rule(
+        "job",
+        "job_title",
+        f"{_PRE} got|been|was|being made a|an|the? {{v:job}} $",
+        "{S} works as {a} {v}.",
+        event=True,
+    ),
+    rule(
+        "job",
+        "job_title",
+        "they|work|management|my|the boss? promoted|made me a|an? {v:job}",
+        "{S} works as {a} {v}.",
+        event=True,
+    ),
+    rule(
+        "job",
+        "job_title",
+        "they|work|management|my|the boss? promoted me to {v:job}",
+        "{S} works as {a} {v}.",
+        event=True,
+    ),
     rule(
         "job",
         "job_title",
@@ -273,6 +327,15 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "employer",
+        "i? @adv* @have? @adv* @be? @adv* left|leaving {v:corg}",  # "we left Glasgow": a city
+        _LEFT,
+        op=END,
+        entity="org",
+        needs="employer",
+    ),
+    rule(
+        "job",
+        "employer",
         f"{_PRE} left {{v:corg}} and|to @adv* joined|join|start|started",
         _LEFT,
         op=END,
@@ -297,6 +360,14 @@ JOB: tuple[Rule, ...] = (
         entity="org",
     ),
     rule("job", "employer", "my|our|the? last day|shift at {v:org}", _LEFT, op=END, entity="org"),
+    rule(
+        "job",
+        "employer",
+        f"{_PRE} finished|finishing at {{v:corg}}",
+        _LEFT,
+        op=END,
+        entity="org",
+    ),
     rule(
         "job",
         "employer",
@@ -370,8 +441,15 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} started|starting|start|enrolled|enrolling|transferred|"
-        "transferring|transfer at|to|in {v:school}",
+        f"{_PRE} started|starting|start at|to|in {{v:nschool}}",
+        _STUDIES,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} enrolled|enrolling|transferred|transferring|transfer at|to|in {{v:school}}",
         _STUDIES,
         event=True,
         entity="org",
@@ -382,6 +460,41 @@ SCHOOL: tuple[Rule, ...] = (
         f"{_PRE} a|an first|second|third|final? year? phd|grad|masters|mature|exchange|medical|"
         "law|art|music? student|freshman|fresher|sophomore|undergrad|postgrad at|in {v:cschool}",
         _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} in my|our|the first|second|third|fourth|final|last year at|of {{v:cschool}}",
+        _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} got|offered a place at|on {{v:cschool}}",
+        _STUDIES,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} started|starting|start|begin|began|beginning "
+        "my|a? uni|university|college|school|degree|course|sixth form? at|in {v:cschool}",
+        _STUDIES,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} finished|finishing|completed|completing my|a|the "
+        "degree|masters|master's|phd|course|studies|ba|bsc|ma|msc at {v:cschool}",
+        "{S} finished studying at {v}.",
+        op=END,
         entity="org",
     ),
     rule(
@@ -394,7 +507,7 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} graduated|graduating from {{v:school}}",
+        f"{_PRE} both? graduated|graduating from {{v:cschool}}",
         "{S} graduated from {v}.",
         op=END,
         entity="org",
@@ -402,7 +515,7 @@ SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
         "school",
-        f"{_PRE} dropped|dropping out of {{v:school}}",
+        f"{_PRE} dropped|dropping out of {{v:cschool}}",
         "{S} dropped out of {v}.",
         op=END,
         entity="org",
