@@ -160,7 +160,8 @@ async def test_days_and_day_summaries_are_scoped(episodic: EpisodicStore) -> Non
 
 
 async def test_a_bad_namespace_is_refused_before_anything_runs(episodic: EpisodicStore) -> None:
-    for bad in ([], "", "x" * 513, "nul\x00", 3):
+    bad_names: list[object] = [[], "", "x" * 513, "nul\x00", 3]
+    for bad in bad_names:
         with pytest.raises(InvalidArgumentError):
             await episodic.search("code", namespace=bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError):
