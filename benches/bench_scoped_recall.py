@@ -3,7 +3,7 @@
 Run: ``pytest benches/bench_scoped_recall.py --benchmark-only -p no:randomly``
 (``--benchmark-disable`` for a quick correctness pass).
 
-Two embedded Runtimes (HashingEmbedder, hnswlib, DuckDB, SQLite), both filled with the same
+Two embedded Runtimes (HashingEmbedder forced, hnswlib, DuckDB, SQLite), both filled with the same
 ``per_scope`` prose memories (plus one planted answer) in namespace ``scope-7``; the ``crowded``
 one also holds ``scopes - 1`` other scopes of ``per_scope`` memories each (default 100 × 1k =
 100k memories). ``recall p50`` is one ``recall(query, vector=..., namespace="scope-7")`` with a
@@ -66,7 +66,8 @@ class _World:
 
     def __init__(self, root: Path, others: int) -> None:
         self.loop = asyncio.new_event_loop()
-        self.rt = Runtime.open(root)
+        # Hashing: the fill is about the stores, and the query vectors are precomputed anyway.
+        self.rt = Runtime.open(root, embedding_provider="hashing")
         self.loop.run_until_complete(self.rt.start())
         started = time.perf_counter()
         own = _texts(random.Random(7), PER_SCOPE)
