@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import CollectionRow
 
@@ -28,3 +31,6 @@ class Loaded:
     # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
     # label) and a deleted label is never returned again, so entries never go stale.
     rows: dict[int, Row] = field(default_factory=dict)
+    # repr(filter) -> (row.generation it was computed at, the labels it admits). Every write
+    # bumps the generation, so an entry of an older generation is never used.
+    eligible: dict[str, tuple[int, NDArray[np.int64]]] = field(default_factory=dict)

@@ -35,6 +35,8 @@ from remem.stores.vector_input import (
 
 T = TypeVar("T")
 R = TypeVar("R")
+_ELIGIBLE_CACHE = 64
+"""Filters whose eligible labels one collection keeps (a few scopes' worth; cleared when full)."""
 
 
 class HnswVectorStore(StoreLifecycle):
@@ -381,7 +383,7 @@ class HnswVectorStore(StoreLifecycle):
         node: Filter | None,
         finish: Finish[R],
     ) -> list[list[R]]:
-        eligible = None if node is None else self._db().eligible_labels(state.row.cid, node)
+        eligible = None if node is None else self._eligible(state, node)
         size = len(state.label_of) if eligible is None else len(eligible)
         if size == 0:
             return [[] for _ in queries]
@@ -406,6 +408,24 @@ class HnswVectorStore(StoreLifecycle):
         if any(len(r) < want for r in found):
             return exact(state, queries, k, eligible, finish)
         return found
+
+    def _eligible(self, state: Loaded, node: Filter) -> NDArray[np.int64]:
+        """The labels ``node`` admits, read from DuckDB once per collection generation.
+
+        DuckDB evaluates a filter over every row's JSON metadata; a scoped recall asks the
+        same ``namespace $in [...]`` on every query, so at 100 scopes × 1k vectors re-reading
+        it per query made one scope's recall cost what the whole store costs. Keyed by
+        ``repr`` (which tells ``1``, ``1.0`` and ``True`` apart, as the filter does); at most
+        :data:`_ELIGIBLE_CACHE` filters per collection are kept."""
+        key = repr(node)
+        cached = state.eligible.get(key)
+        if cached is not None and cached[0] == state.row.generation:
+            return cached[1]
+        labels = self._db().eligible_labels(state.row.cid, node)
+        if len(state.eligible) >= _ELIGIBLE_CACHE:
+            state.eligible.clear()
+        state.eligible[key] = (state.row.generation, labels)
+        return labels
 
     def _matches(
         self, state: Loaded, picked: list[list[int]], scores: Any, k: int
