@@ -12,7 +12,7 @@ from remem.stores.hnsw import HnswVectorStore
 D = 8
 
 
-def vectors(n: int, seed: int) -> np.ndarray:  # type: ignore[type-arg]
+def vectors(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((n, D)).astype(np.float32)
 
 
