@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from remem.stores.hnsw import HnswVectorStore
+from remem.stores.hnsw import HnswConfig, HnswVectorStore
 
 D = 8
 
@@ -16,8 +17,11 @@ def vectors(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((n, D)).astype(np.float32)
 
 
-async def test_writes_invalidate_the_cached_eligible_labels(tmp_path: Path) -> None:
-    async with HnswVectorStore(tmp_path / "v") as store:
+@pytest.mark.parametrize("tier", ["scan", "graph"])
+async def test_writes_invalidate_the_cached_eligible_labels(tmp_path: Path, tier: str) -> None:
+    # "graph": hnswlib holds every collection, so a scoped query takes the exact path over it.
+    config = HnswConfig(scan_threshold=0) if tier == "graph" else HnswConfig()
+    async with HnswVectorStore(tmp_path / "v", config) as store:
         await store.create_collection("c", model_name="m", dimension=D)
         await store.add(
             "c",
@@ -28,6 +32,9 @@ async def test_writes_invalidate_the_cached_eligible_labels(tmp_path: Path) -> N
         where = {"namespace": {"$in": ["B"]}}
         query = vectors(1, 2)[0]
         assert await store.query("c", query, k=5, where=where) == [[]]
+        in_a = await store.query("c", query, k=3, where={"namespace": "A"})
+        assert in_a == await store.query("c", query, k=3, where={"namespace": "A"})
+        assert len(in_a[0]) == 3
         await store.add("c", ["b0"], vectors(1, 3), metadatas=[{"namespace": "B"}])
         assert [m.id for m in (await store.query("c", query, k=5, where=where))[0]] == ["b0"]
         # Same filter, 1 vs True vs 1.0: distinct filters, never one cache entry.

@@ -34,3 +34,6 @@ class Loaded:
     # repr(filter) -> (row.generation it was computed at, the labels it admits). Every write
     # bumps the generation, so an entry of an older generation is never used.
     eligible: dict[str, tuple[int, NDArray[np.int64]]] = field(default_factory=dict)
+    # The exact path's (eligible array, its labels by id, their vectors) for the last eligible
+    # array searched; matched by identity, and an eligible array is never reused across writes.
+    exact_rows: tuple[NDArray[np.int64], list[int], NDArray[np.float32]] | None = None
