@@ -11,8 +11,8 @@ Both stores are the Runtime's embedded default with the hashing embedder, filled
 module in a tmp dir. Every scope holds the same planted memory ("Ana keeps the spare house key
 under the blue flowerpot", id-distinct), so a leak across scopes would show as a wrong top hit.
 
-* ``alone`` — ``controller.recall(q, vector=v, filters={"namespace": "agent:s0"})`` on the store
-  holding scope ``agent:s0`` only (the filter costs the same there, so only the store size
+* ``alone`` — ``controller.recall(q, vector=v, namespace="agent:s0")`` on the store
+  holding scope ``agent:s0`` only (the scope costs the same there, so only the store size
   differs);
 * ``among-<n>`` — the same call on the store of n scopes;
 * ``wrapper-<n>`` — :meth:`MultiAgentMemoryController.recall` for agent ``s0`` on that store
@@ -167,8 +167,7 @@ def test_scoped_recall_p50(
         if kind == "wrapper":
             hits = store.loop.run_until_complete(store.multi.recall("s0", query))
         else:
-            where = {"namespace": _scope(0)}
-            call = store.rt.controller.recall(query, vector=vector, filters=where)
+            call = store.rt.controller.recall(query, vector=vector, namespace=_scope(0))
             hits = store.loop.run_until_complete(call)
         return [(h.record.id, h.record.namespace) for h in hits]
 
@@ -207,12 +206,11 @@ def test_scoped_recall_ratio_interleaved(
     query, same moment), so load from other processes hits both sides alike."""
     alone, among = stores[1], stores[scopes]
     texts, vecs = queries
-    where = {"namespace": _scope(0)}
     times: dict[int, list[float]] = {1: [], scopes: []}
 
     def once(store: _Store, i: int) -> None:
         started = time.perf_counter()
-        call = store.rt.controller.recall(texts[i], vector=vecs[i], filters=where)
+        call = store.rt.controller.recall(texts[i], vector=vecs[i], namespace=_scope(0))
         store.loop.run_until_complete(call)
         times[store.scopes].append(time.perf_counter() - started)
 

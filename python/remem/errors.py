@@ -10,6 +10,7 @@ The tree::
     │   ├── ShapeError                            length or dimension mismatch
     │   ├── NonFiniteError                        NaN or infinity where not allowed
     │   ├── InvalidArgumentError                  value out of range, unknown option
+    │   │   └── ScopeRequiredError                an unscoped read/write in a multi-scope runtime
     │   ├── NaiveDatetimeError                    a datetime without a timezone
     │   ├── UnknownScopeError                     a namespace the server was not set to serve
     │   └── DatasetError                          a benchmark data file is malformed (file + field)
@@ -82,6 +83,7 @@ __all__ = [
     "PendingWritesError",
     "PolicyViolationError",
     "RememError",
+    "ScopeRequiredError",
     "ShapeError",
     "StalePlanError",
     "StoreClosedError",
@@ -130,6 +132,11 @@ class NaiveDatetimeError(InputError):
 
 class UnknownScopeError(InputError):
     """A request names a namespace the server does not serve (``remem serve --namespace``)."""
+
+
+class ScopeRequiredError(InvalidArgumentError):
+    """A read or write names no namespace in a runtime that holds several scopes
+    (``RuntimeConfig(scopes="multi")``): without one it would see or write every user's memory."""
 
 
 class DatasetError(InputError):

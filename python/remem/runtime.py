@@ -303,7 +303,10 @@ class Runtime:
                 access=tracker,
             ),
             extractor=self.extractor,
-            config=cfg.controller,
+            # A multi-scope runtime makes its controller refuse unscoped reads and writes.
+            config=cfg.controller
+            if cfg.scopes == "single"
+            else dataclasses.replace(cfg.controller, scopes="multi"),
             priming=cfg.priming,
             clock=self.clock,
         )

@@ -10,6 +10,7 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
     timezone = "UTC"
     durability = "normal"         # or "full": commits also survive power loss
     write_behind = true           # default: true for embedded, false for postgres
+    scopes = "single"             # or "multi": every read and write must name namespace=
 
     [brain]                       # the model `remem chat` talks to; absent: the offline companion
     provider = "gemini:gemini-2.0-flash"   # PROVIDER:MODEL, see remem.brains.registry
@@ -115,6 +116,12 @@ class RuntimeConfig:
     on for ``embedded`` (one process owns the directory), off for ``postgres`` (other processes
     read the database directly and would not see journaled writes until applied)."""
 
+    scopes: Literal["single", "multi"] = "single"
+    """``"single"`` (default): one user's memory; calls without ``namespace=`` work as they
+    always did (a read sees every scope). ``"multi"``: the runtime holds several scopes (users,
+    agents, runs; :mod:`remem.scopes`), so every controller read and write without
+    ``namespace=`` raises :class:`~remem.errors.ScopeRequiredError` instead of mixing them."""
+
     brain: str | None = None
     """The ``PROVIDER:MODEL`` the chat front end talks to (TOML ``[brain] provider``); None: the
     offline companion. Checked on construction; the brain itself is built by the caller
@@ -146,6 +153,11 @@ class RuntimeConfig:
             raise ConfigError(
                 f"full_text must be a FullTextConfig, got {type(self.full_text).__name__}"
             )
+        if self.scopes not in ("single", "multi"):
+            raise ConfigError(
+                f"scopes must be 'single' or 'multi', got {self.scopes!r}; 'multi' requires "
+                "namespace= on every read and write"
+            )
         if self.write_behind not in (None, True, False):
             raise ConfigError(f"write_behind must be true or false, got {self.write_behind!r}")
         if not isinstance(self.priming, PrimingConfig):
@@ -175,7 +187,15 @@ class RuntimeConfig:
         """Build from the TOML layout as a dict; unknown keys raise ConfigError."""
         data = dict(data)
         top: dict[str, Any] = {}
-        for key in ("path", "backend", "dsn", "timezone", "durability", "write_behind"):
+        for key in (
+            "path",
+            "backend",
+            "dsn",
+            "timezone",
+            "durability",
+            "write_behind",
+            "scopes",
+        ):
             if key in data:
                 top[key] = data.pop(key)
         emb = _section(data, "embeddings", {"provider", "dimension"})

@@ -72,7 +72,8 @@ def turn_allowed(hit: EpisodicHit, options: RecallOptions) -> bool:
     """Whether a turn hit passes the batch's session scope and filters."""
     if options.session_id is not None and hit.session_id != options.session_id:
         return False
-    meta: dict[str, Any] = {"kind": "note", "namespace": "default", "stage": "episodic"}
+    # A turn is in its session's namespace, so filters={"namespace": "B"} keeps B's own turns.
+    meta: dict[str, Any] = {"kind": "note", "namespace": hit.namespace, "stage": "episodic"}
     if hit.session_id is not None:
         meta["session_id"] = hit.session_id
     return matches(options.where_node, meta)
@@ -117,6 +118,7 @@ def turn_record(c: Candidate) -> MemoryRecord:
         id=hit.id,
         text=_split_turn(hit),
         kind=MemoryKind.NOTE,
+        namespace=hit.namespace,
         session_id=hit.session_id,
         lifecycle=MemoryLifecycleMetadata(
             stage=MemoryStage.EPISODIC,

@@ -18,6 +18,7 @@ from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
 
 FusionMethod = Literal["rrf", "weighted", "linear"]
+ScopeMode = Literal["single", "multi"]
 RETRIEVERS: tuple[str, ...] = ("vector", "fulltext", "graph")
 DEFAULT_FUSION: FusionMethod = "linear"
 """Chosen by measurement (see :mod:`remem.controller.fusion` and :func:`fitted_weights`)."""
@@ -159,7 +160,10 @@ class ControllerConfig:
     ``recency = 1 − a + a · exp(-recency_rate · hours)``, ``usage = 1 + hit_weight · n/(1+n)``,
     ``a = stages.recency.weight``). ``stages``: the ranking stages after retrieval
     (:mod:`remem.controller.stages`). ``decay``: the reinforcement applied to recalled records
-    (``DecayCalculator.reinforce``).
+    (``DecayCalculator.reinforce``). ``scopes``: ``"single"`` (default) lets a read without
+    ``namespace=`` see every scope, as before scopes existed; ``"multi"`` (a controller serving
+    several users or agents) refuses such a read, and a write without a namespace, with
+    :class:`~remem.errors.ScopeRequiredError` (see :mod:`remem.scopes`).
     """
 
     fusion: FusionConfig = field(default_factory=FusionConfig)
@@ -169,8 +173,14 @@ class ControllerConfig:
     stages: RecallStagesConfig = field(default_factory=RecallStagesConfig)
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     max_k: int = 1_000
+    scopes: ScopeMode = "single"
 
     def __post_init__(self) -> None:
+        if self.scopes not in ("single", "multi"):
+            raise ConfigError(
+                f"scopes must be 'single' or 'multi', got {self.scopes!r}; 'multi' requires "
+                "namespace= on every read and write"
+            )
         for name in ("candidates", "max_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -27,6 +27,11 @@ read the controller makes first awaits the port's barrier, so it sees every ackn
 code above the controller reads the stores through :meth:`MemoryController.settled`, which
 awaits the same barrier and returns the bundle.
 
+Scopes (:mod:`remem.scopes`): every read takes ``namespace=`` (one scope, several, or None for
+all) and pushes it into each index; a session's turns are in its namespace. With
+``ControllerConfig(scopes="multi")`` (``RuntimeConfig(scopes="multi")``) a read or a turn write
+without ``namespace=`` raises :class:`~remem.errors.ScopeRequiredError`.
+
 Priming: :meth:`MemoryController.prime` (:mod:`remem.controller.priming`), with the
 ``priming=`` config (default :meth:`PrimingConfig.controller_fallback`) unless a call names one.
 
@@ -56,6 +61,7 @@ from remem.controller.recall_options import (
     query_batch,
     recall_options,
 )
+from remem.controller.scoped import keyed_facts_in
 from remem.controller.telemetry import Telemetry
 from remem.controller.turns import check_turn, check_turn_options, check_turns
 from remem.controller.wiring import wire
@@ -65,6 +71,7 @@ from remem.failures import BackgroundFailure
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.models import (
     Clock,
+    EpisodicHit,
     MemoryKind,
     MemoryRecord,
     MemoryStage,
@@ -72,8 +79,10 @@ from remem.models import (
     ScoredMemory,
     SystemClock,
     TranscriptEntry,
+    TranscriptSession,
     check_metadata,
 )
+from remem.scopes import Namespaces, check_namespace, normalize_namespaces, require_scope
 from remem.staging import CollectionManager
 from remem.stores.bundle import Stores
 from remem.stores.episodic import EpisodicStore
@@ -257,6 +266,7 @@ class MemoryController:
         entry_id: str | None = None,
         created_at: datetime | None = None,
         metadata: Mapping[str, object] | None = None,
+        namespace: str | None = None,
     ) -> TranscriptEntry:
         """Write a turn to the transcript (creating the session if new) and the episodic index;
         schedule extraction every ``extraction.interval`` turns of the session.
@@ -264,10 +274,14 @@ class MemoryController:
         ``turn_number`` defaults to the session's last + 1. The turn is durable once the
         transcript append returns; an episodic indexing failure is recorded and re-raised (the
         turn stays in the transcript); extraction failures never reach the caller.
+        ``namespace``: the session's scope (a new session is created in it, default
+        ``"default"``; naming another one than an existing session's raises
+        InvalidArgumentError).
         """
         self._check_open()
         started = time.perf_counter()
         check_session_id(session_id)
+        scope = self._write_scope(namespace, "record_turn")
         check_turn(user_message, assistant_message)
         created_at = check_turn_options(turn_number, entry_id, created_at)
         meta: dict[str, object] = dict(check_metadata(metadata))
@@ -279,6 +293,7 @@ class MemoryController:
             entry_id=entry_id,
             created_at=created_at if created_at is not None else self.clock.now(),
             metadata=meta,
+            namespace=scope,
         )
         await self._extraction.add(entry)
         self._books.emit("record_turn", started, session_id=session_id)
@@ -291,6 +306,7 @@ class MemoryController:
         *,
         created_at: datetime | None = None,
         metadata: Mapping[str, object] | None = None,
+        namespace: str | None = None,
     ) -> list[TranscriptEntry]:
         """``record_turn`` for many (user_message, assistant_message) pairs of one session: one
         transcript batch and one episodic batch; turns are numbered on from the session's last;
@@ -302,13 +318,16 @@ class MemoryController:
         self._check_open()
         started = time.perf_counter()
         check_session_id(session_id)
+        scope = self._write_scope(namespace, "record_turns")
         pairs = check_turns(turns)
         meta: dict[str, object] = dict(check_metadata(metadata))
         checked_at = check_turn_options(None, None, created_at)
         if not pairs:
             return []
         at = checked_at if checked_at is not None else self.clock.now()
-        entries = await self._turn_log.record_many(session_id, pairs, created_at=at, metadata=meta)
+        entries = await self._turn_log.record_many(
+            session_id, pairs, created_at=at, metadata=meta, namespace=scope
+        )
         for entry in entries:
             await self._extraction.add(entry)
         self._books.emit("record_turns", started, session_id=session_id, turns=len(entries))
@@ -433,17 +452,20 @@ class MemoryController:
         *,
         subjects: Sequence[str] | None = None,
         attributes: Sequence[str] | None = None,
-        namespace: str | None = None,
+        namespace: Namespaces = None,
         include_superseded: bool = False,
     ) -> list[MemoryRecord]:
         """Keyed facts (metadata subject/attribute/value) ordered by key then validity time;
-        live ones only unless ``include_superseded`` (then every value a fact has had)."""
+        live ones only unless ``include_superseded`` (then every value a fact has had).
+        ``namespace``: the scopes to read (None: all, single-scope runtimes only)."""
         self._check_open()
+        scopes = self._read_scopes(namespace, "keyed_facts")
         await self.writes.barrier()
-        return await self._stores.records.keyed_facts(
+        return await keyed_facts_in(
+            self._stores.records,
+            scopes,
             subjects=subjects,
             attributes=attributes,
-            namespace=namespace,
             include_superseded=include_superseded,
         )
 
@@ -455,16 +477,19 @@ class MemoryController:
         *,
         now: datetime | None = None,
         config: PrimingConfig | None = None,
-        namespace: str | None = None,
+        namespace: Namespaces = None,
     ) -> Priming:
         """What session ``session_id`` starts with: entities, known facts, insights, summaries
         and earlier sessions' last turns, cut to ``config`` (default: this controller's
         ``priming``) and its token budget (:mod:`remem.controller.priming`).
 
         Pass the result to :meth:`remem.context.ContextAssembler.assemble` on every turn of
-        the session. ``namespace`` limits the primed insights and summaries (default: all)."""
+        the session. ``namespace`` limits everything primed — entities and their facts,
+        insights, summaries, earlier sessions — to those scopes (default: all, single-scope
+        runtimes only)."""
         self._check_open()
         check_session_id(session_id)
+        scopes = self._read_scopes(namespace, "prime")
         cfg = config if config is not None else self.priming
         await self.writes.barrier()
         stores = self._stores
@@ -474,8 +499,48 @@ class MemoryController:
             cfg,
             session_id=session_id,
             now=now if now is not None else self.clock.now(),
-            namespace=namespace,
+            namespace=scopes,
         )
+
+    # -- scoped listings and search ---------------------------------------------------------------
+
+    async def list_sessions(self, *, namespace: Namespaces = None) -> list[TranscriptSession]:
+        """The transcript's sessions in ``namespace`` (None: all, single-scope runtimes only),
+        oldest first; [] without a transcript store."""
+        self._check_open()
+        scopes = self._read_scopes(namespace, "list_sessions")
+        await self.writes.barrier()
+        if self._stores.transcript is None:
+            return []
+        return await self._stores.transcript.list_sessions(namespace=scopes)
+
+    async def search_text(
+        self,
+        query: str,
+        *,
+        namespace: Namespaces = None,
+        limit: int = 10,
+        session_id: str | None = None,
+    ) -> list[EpisodicHit]:
+        """Full-text hits (turns and memory notes) for ``query`` in ``namespace`` (None: all,
+        single-scope runtimes only), best first; the scope is part of the search itself."""
+        self._check_open()
+        scopes = self._read_scopes(namespace, "search_text")
+        await self.writes.barrier()
+        return await self._stores.episodic.search(
+            query, limit=limit, session_id=session_id, namespace=scopes
+        )
+
+    def _read_scopes(self, namespace: Namespaces, action: str) -> tuple[str, ...] | None:
+        scopes = normalize_namespaces(namespace)
+        require_scope(scopes, multi=self.config.scopes == "multi", action=action)
+        return scopes
+
+    def _write_scope(self, namespace: str | None, action: str) -> str | None:
+        if namespace is None:
+            require_scope(None, multi=self.config.scopes == "multi", action=action)
+            return None
+        return check_namespace(namespace)
 
     # -- recall ---------------------------------------------------------------------------------
 
@@ -490,6 +555,7 @@ class MemoryController:
         include_decayed: bool = False,
         vector: NDArray[np.float32] | Sequence[float] | None = None,
         sources: Sequence[str] | None = None,
+        namespace: Namespaces = None,
     ) -> list[ScoredMemory]:
         """The ``k`` best memories for ``query``, best first, each with its signals explained.
 
@@ -499,6 +565,9 @@ class MemoryController:
         InvalidArgumentError). ``vector`` is a precomputed query embedding.
         ``sources`` names the retrievers to run (default all of ``vector``, ``fulltext``,
         ``graph``); ``sources=["fulltext"]`` is a full-text-only recall (no query embedding).
+        ``namespace``: the scopes the recall may see (one, several, or None for every scope —
+        refused with ScopeRequiredError in a multi-scope runtime); pushed into the vector
+        search, the full-text search, the record read and the graph matcher.
         """
         vectors = None if vector is None else check_query_vector(vector)
         results = await self.recall_many(
@@ -510,6 +579,7 @@ class MemoryController:
             filters=filters,
             include_decayed=include_decayed,
             sources=sources,
+            namespace=namespace,
         )
         return results[0]
 
@@ -524,6 +594,7 @@ class MemoryController:
         filters: Where | None = None,
         include_decayed: bool = False,
         sources: Sequence[str] | None = None,
+        namespace: Namespaces = None,
     ) -> list[list[ScoredMemory]]:
         """``recall`` for many queries: one embedding batch and ONE batched collection query
         (native batched top-k); equal to calling ``recall`` per query."""
@@ -531,8 +602,9 @@ class MemoryController:
         started = time.perf_counter()
         check_queries(queries)
         options = recall_options(
-            self.config.max_k, k, stages, filters, include_decayed, session_id, sources
+            self.config.max_k, k, stages, filters, include_decayed, session_id, sources, namespace
         )
+        require_scope(options.namespaces, multi=self.config.scopes == "multi", action="recall")
         if not queries:
             return []
         batch = await query_batch(self.collection_manager.embeddings, queries, vectors, options)

@@ -54,9 +54,10 @@ async def prime_session(
     *,
     session_id: str,
     now: datetime,
-    namespace: str | None = None,
+    namespace: tuple[str, ...] | None = None,
 ) -> Priming:
-    """The priming of ``session_id`` starting at ``now`` (module docstring)."""
+    """The priming of ``session_id`` starting at ``now`` (module docstring); ``namespace``:
+    the scopes every section is drawn from (None: all), each pushed into its store's query."""
     if not isinstance(config, PrimingConfig):
         raise InvalidArgumentError(
             "the priming config must be a PrimingConfig (start from "
@@ -65,7 +66,7 @@ async def prime_session(
     primer = Primer(config)
     if not config.enabled:
         return primer.prime(now=now)
-    entities, facts = await _graph_items(sources.graph, config, now)
+    entities, facts = await _graph_items(sources.graph, config, now, namespace)
     insights: list[ContextCandidate] = []
     summaries: list[ContextCandidate] = []
     if config.max_insights or config.max_summaries:
@@ -77,7 +78,9 @@ async def prime_session(
             )
             if limit
         ]
-        records = await sources.records.scan(stages=_LIVE_STAGES, kinds=kinds, namespace=namespace)
+        records: list[MemoryRecord] = []
+        for scope in (None,) if namespace is None else namespace:
+            records += await sources.records.scan(stages=_LIVE_STAGES, kinds=kinds, namespace=scope)
         for record in records:
             item = _record_item(record, now)
             (insights if record.kind is MemoryKind.INSIGHT else summaries).append(item)
@@ -87,7 +90,9 @@ async def prime_session(
         known_facts=facts,
         insights=insights,
         summaries=summaries,
-        previous_sessions=await _previous_sessions(sources.transcript, config, session_id),
+        previous_sessions=await _previous_sessions(
+            sources.transcript, config, session_id, namespace
+        ),
     )
 
 
@@ -106,11 +111,13 @@ def _record_item(record: MemoryRecord, now: datetime) -> ContextCandidate:
 
 
 async def _graph_items(
-    graph: GraphStore, config: PrimingConfig, now: datetime
+    graph: GraphStore, config: PrimingConfig, now: datetime, namespace: tuple[str, ...] | None
 ) -> tuple[list[ContextCandidate], list[ContextCandidate]]:
     if not config.top_entities:
         return [], []
-    entities = await graph.list_entities()
+    entities = []
+    for scope in (None,) if namespace is None else namespace:
+        entities += await graph.list_entities(namespace=scope)
     if not entities:
         return [], []
     counts = await graph.relationship_counts([e.id for e in entities])
@@ -133,11 +140,15 @@ async def _graph_items(
 
 
 async def _previous_sessions(
-    transcript: TranscriptStore | None, config: PrimingConfig, session_id: str
+    transcript: TranscriptStore | None,
+    config: PrimingConfig,
+    session_id: str,
+    namespace: tuple[str, ...] | None,
 ) -> list[list[HistoryTurn]]:
     if transcript is None or not config.previous_sessions or not config.previous_session_turns:
         return []
-    sessions = [s for s in await transcript.list_sessions() if s.session_id != session_id]
+    listed = await transcript.list_sessions(namespace=namespace)
+    sessions = [s for s in listed if s.session_id != session_id]
     out: list[list[HistoryTurn]] = []
     for session in sessions[::-1][: config.previous_sessions]:  # listed oldest first
         try:

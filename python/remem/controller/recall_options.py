@@ -15,6 +15,7 @@ from remem.controller.writes import check_query_vectors
 from remem.embeddings import EmbeddingService
 from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryStage, ScoredMemory, check_text
+from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.filters import Filter, field_names, parse_where
 from remem.stores.transcript import check_session_id
 from remem.stores.vector import Where
@@ -31,8 +32,13 @@ class RecallOptions:
     where: Where | None
     where_node: Filter | None
     namespace: str = "default"
+    """The graph namespace an unscoped recall matches entities in."""
     sources: frozenset[str] = frozenset(("vector", "fulltext", "graph"))
     """The retrievers to run (``recall(sources=...)``); the others contribute nothing."""
+    namespaces: tuple[str, ...] | None = None
+    """The scopes the recall may see (``recall(namespace=...)``; None: every scope). Already
+    merged into ``where``/``where_node``, so the vector and record stages honour it; the
+    full-text search and the graph matcher get it pushed into their own queries."""
 
 
 DEFAULT_STAGES: tuple[MemoryStage, ...] = (
@@ -54,8 +60,10 @@ def recall_options(
     include_decayed: bool,
     session_id: str | None,
     sources: Sequence[str] | None = None,
+    namespace: Namespaces = None,
 ) -> RecallOptions:
     """Validated :class:`RecallOptions`; InvalidArgumentError names the bad argument."""
+    namespaces = normalize_namespaces(namespace)
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
         raise InvalidArgumentError(f"k must be an integer in 1..{max_k}, got {k!r}")
     if session_id is not None:
@@ -102,15 +110,28 @@ def recall_options(
             f"filters test unknown fields {unknown[:5]}; recall filters on "
             f"{', '.join(FILTER_FIELDS)} only"
         )
+    where = scoped_where(filters, namespaces)
     return RecallOptions(
         k=k,
         memory_stages=unique,
         episodic=MemoryStage.EPISODIC in unique,
         session_id=session_id,
-        where=filters,
-        where_node=where_node,
+        where=where,
+        where_node=where_node if where is filters else parse_where(where),
         sources=frozenset(sources),
+        namespaces=namespaces,
     )
+
+
+def scoped_where(filters: Where | None, namespaces: tuple[str, ...] | None) -> Where | None:
+    """The caller's ``filters`` AND ``namespace $in namespaces`` (``filters`` itself when the
+    recall is unscoped): one where that the vector store evaluates inside its search."""
+    if namespaces is None:
+        return filters
+    scope: Where = {"namespace": {"$in": list(namespaces)}}
+    if not filters:
+        return scope
+    return {"$and": [dict(filters), scope]}
 
 
 async def embed_queries(embedder: EmbeddingService, queries: Sequence[str]) -> NDArray[np.float32]:

@@ -74,15 +74,20 @@ class Retrieval:
         """Every query's full-text hits, as ONE batch per search (the store may parallelise)."""
         if "fulltext" not in options.sources:
             return [[] for _ in queries]
+        # The scope is pushed into the search itself (a posting mask / WHERE), never a filter
+        # of its top ``depth``.
+        ns = options.namespaces
         if options.session_id is None or not options.episodic:
-            batch = await search_many(self.episodic, queries, limit=depth)
+            batch = await search_many(self.episodic, queries, limit=depth, namespace=ns)
             return [
                 [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
                 for hits in batch
             ]
         everywhere, session = await asyncio.gather(
-            search_many(self.episodic, queries, limit=depth),
-            search_many(self.episodic, queries, limit=depth, session_id=options.session_id),
+            search_many(self.episodic, queries, limit=depth, namespace=ns),
+            search_many(
+                self.episodic, queries, limit=depth, session_id=options.session_id, namespace=ns
+            ),
         )
         out: list[list[EpisodicHit]] = []
         for notes, turns in zip(everywhere, session, strict=True):
@@ -126,7 +131,8 @@ class Retrieval:
             or MemoryStage.LONG_TERM not in options.memory_stages
         ):
             return []
-        mentions = await self.matcher.match(query, namespace=options.namespace)
+        scopes = options.namespaces if options.namespaces is not None else options.namespace
+        mentions = await self.matcher.match(query, namespace=scopes)
         if not mentions:
             return []
         return await self.graph_scorer.score(query, mentions, at=now, limit=depth)

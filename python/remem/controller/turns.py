@@ -15,6 +15,7 @@ from remem.cancel_safe import run_to_end
 from remem.controller.writes import MAX_TEXT_CHARS
 from remem.errors import InputError, InvalidArgumentError, NotFoundError, shown
 from remem.models import TranscriptEntry, TranscriptSession, check_text, require_aware
+from remem.scopes import DEFAULT_NAMESPACE
 from remem.stores.episodic import EpisodicStore
 from remem.stores.transcript import MAX_INT64, TranscriptStore
 from remem.stores.vector_input import check_id
@@ -27,6 +28,10 @@ class TurnLog:
     ``last_turn`` … the port's ``append_turns`` run under ``lock(session_id)``, so concurrent
     turns of one session get consecutive numbers; a failed write forgets the cached number (the
     next turn reads it from the stores again).
+
+    Scopes: a session is created in the namespace of its first turn (``"default"`` when none is
+    named) and keeps it; a later turn naming another namespace is refused
+    (InvalidArgumentError), so one session's turns never straddle two scopes.
     """
 
     def __init__(
@@ -41,32 +46,51 @@ class TurnLog:
         self.episodic = episodic_store
         self.writes = writes
         self.last_turns: dict[str, int] = {}
+        self.scopes: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._now = now
 
     def lock(self, session_id: str) -> asyncio.Lock:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
-    async def last_turn(self, session_id: str) -> int:
-        """The session's last turn number (0 if new; a new session is created in the transcript)."""
+    async def last_turn(self, session_id: str, namespace: str | None = None) -> int:
+        """The session's last turn number (0 if new; a new session is created in the transcript,
+        in ``namespace`` or ``"default"``); InvalidArgumentError if the session exists in
+        another namespace than ``namespace``."""
         known = self.last_turns.get(session_id)
         if known is not None:
+            self._check_scope(session_id, namespace)
             return known
         last = 0
         await self.writes.barrier()  # the stores must hold every turn already acknowledged
         if self.transcript is not None:
             try:
+                session = await self.transcript.get_session(session_id)
+                self.scopes[session_id] = session.namespace
+                self._check_scope(session_id, namespace)
                 entries = await self.transcript.get_entries(session_id)
                 last = max((e.turn_number for e in entries), default=0)
             except NotFoundError:
+                scope = namespace if namespace is not None else DEFAULT_NAMESPACE
                 await self.transcript.create_session(
-                    TranscriptSession(session_id=session_id, created_at=self._now())
+                    TranscriptSession(
+                        session_id=session_id, namespace=scope, created_at=self._now()
+                    )
                 )
+                self.scopes[session_id] = scope
         else:
             days = await self.episodic.days(session_id)
             last = max((e.turn_number for d in days.values() for e in d), default=0)
         self.last_turns[session_id] = last
         return last
+
+    def _check_scope(self, session_id: str, namespace: str | None) -> None:
+        stored = self.scopes.get(session_id)
+        if namespace is not None and stored is not None and stored != namespace:
+            raise InvalidArgumentError(
+                f"session {session_id!r} belongs to namespace {stored!r}, not {namespace!r}; "
+                "use another session id for this scope"
+            )
 
     async def record(
         self,
@@ -78,6 +102,7 @@ class TurnLog:
         entry_id: str | None,
         created_at: datetime,
         metadata: dict[str, object],
+        namespace: str | None = None,
     ) -> TranscriptEntry:
         """Number (under the session's lock) and write one validated turn.
 
@@ -96,6 +121,7 @@ class TurnLog:
                 entry_id=entry_id,
                 created_at=created_at,
                 metadata=metadata,
+                namespace=namespace,
             )
         )
 
@@ -109,9 +135,10 @@ class TurnLog:
         entry_id: str | None,
         created_at: datetime,
         metadata: dict[str, object],
+        namespace: str | None,
     ) -> TranscriptEntry:
         async with self.lock(session_id):
-            last = await self.last_turn(session_id)
+            last = await self.last_turn(session_id, namespace)
             number = last + 1 if turn_number is None else turn_number
             entry = TranscriptEntry(
                 id=entry_id if entry_id is not None else f"turn-{uuid.uuid4().hex}",
@@ -133,11 +160,14 @@ class TurnLog:
         *,
         created_at: datetime,
         metadata: dict[str, object],
+        namespace: str | None = None,
     ) -> list[TranscriptEntry]:
         """Number (under the session's lock) and write validated turns as one batch per store;
         cancellation-safe like :meth:`record`."""
         return await run_to_end(
-            self._record_many(session_id, pairs, created_at=created_at, metadata=metadata)
+            self._record_many(
+                session_id, pairs, created_at=created_at, metadata=metadata, namespace=namespace
+            )
         )
 
     async def _record_many(
@@ -147,9 +177,10 @@ class TurnLog:
         *,
         created_at: datetime,
         metadata: dict[str, object],
+        namespace: str | None,
     ) -> list[TranscriptEntry]:
         async with self.lock(session_id):
-            last = await self.last_turn(session_id)
+            last = await self.last_turn(session_id, namespace)
             entries = [
                 TranscriptEntry(
                     id=f"turn-{uuid.uuid4().hex}",

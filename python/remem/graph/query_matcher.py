@@ -16,6 +16,7 @@ only of stop words are never looked up.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +24,7 @@ from remem.errors import InvalidArgumentError
 from remem.graph.names import normalise
 from remem.graph.resolver import EntityResolver
 from remem.models import check_text
+from remem.scopes import normalize_namespaces
 
 MAX_NGRAM = 4
 FUZZY_MIN_CHARS = 5
@@ -56,13 +58,26 @@ class QueryEntityMatcher:
         self._max_ngram = max_ngram
 
     async def match(
-        self, query: str, *, namespace: str = "default", entity_type: str | None = None
+        self,
+        query: str,
+        *,
+        namespace: str | Sequence[str] = "default",
+        entity_type: str | None = None,
     ) -> list[EntityMention]:
         """Mentions in order of position; several entities sharing one name give one mention
-        each (same span)."""
+        each (same span). ``namespace``: one scope, or several (each matched in its own entity
+        index, the mentions merged) — entities of any other scope are never matched."""
         if not isinstance(query, str):
             raise InvalidArgumentError(f"match takes a query string, got {type(query).__name__}")
         check_text(query, field="query")
+        if not isinstance(namespace, str):
+            scopes = normalize_namespaces(namespace)
+            assert scopes is not None
+            merged: dict[tuple[int, str], EntityMention] = {}
+            for scope in scopes:
+                for m in await self.match(query, namespace=scope, entity_type=entity_type):
+                    merged.setdefault((m.start, m.entity_id), m)
+            return sorted(merged.values(), key=lambda m: (m.start, m.entity_id))
         idx = await self._resolver.index(namespace)
         tokens = [_span(m) for m in _TOKEN.finditer(query)]
         taken = [False] * len(tokens)

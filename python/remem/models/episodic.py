@@ -29,6 +29,8 @@ class EpisodicHit(Model):
     score: float
     created_at: UTCDateTime
     metadata: Metadata = pydantic.Field(default_factory=dict)
+    namespace: Identifier = "default"
+    """The scope the turn (its session's) or the note was indexed in."""
 
 
 class DaySummary(Model):

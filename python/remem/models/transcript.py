@@ -17,9 +17,11 @@ def _now() -> datetime:
 
 
 class TranscriptSession(Model):
-    """A conversation session. ``model_name`` records which model answered in it."""
+    """A conversation session. ``model_name`` records which model answered in it; its turns
+    belong to its ``namespace`` (the scope, see :mod:`remem.scopes`), indexed and read there."""
 
     session_id: Identifier
+    namespace: Identifier = "default"
     model_name: str | None = None
     title: StoredText | None = None
     created_at: UTCDateTime = pydantic.Field(default_factory=_now)

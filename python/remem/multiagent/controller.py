@@ -415,13 +415,15 @@ class MultiAgentMemoryController:
         where: Mapping[str, object],
         include_decayed: bool,
     ) -> list[list[ScoredMemory]]:
-        """The one place a scoped read reaches the controller (becomes ``namespace=scopes``
-        when the controller takes several namespaces)."""
-        filters: Where = {**where, "namespace": {"$in": list(scopes)}}
+        """The one place a scoped read reaches the controller: the scopes go down as
+        ``namespace=`` (pushed into every index); a caller's ``where`` naming another namespace
+        only narrows it further, never widens it."""
+        filters: Where | None = dict(where) if where else None
         return await self._controller.recall_many(
             queries,
             k=k,
             stages=_MEMORY_STAGES,
+            namespace=list(scopes),
             filters=filters,
             include_decayed=include_decayed,
         )

@@ -14,6 +14,7 @@ from remem.models import DaySummary, EpisodicHit, TranscriptEntry
 from remem.models.metadata import Scalar, check_metadata
 from remem.models.text import check_text
 from remem.models.time import require_aware
+from remem.scopes import DEFAULT_NAMESPACE, Namespaces, check_namespace
 from remem.stores.transcript import check_session_id
 
 
@@ -43,12 +44,20 @@ class EpisodicStore(Protocol):
       order and days ascend;
     - ``put_day_summary`` replaces the summary of the same (session, day); its timezone must be
       the store's (InvalidArgumentError otherwise); ``get_day_summaries`` orders by day;
+    - scopes (:mod:`remem.scopes`): every turn is indexed in the namespace its ``index_turns``
+      call names (its session's), every note in its own (``NoteInput.namespace``, default
+      ``'default'``); hits carry it. ``search`` / ``search_many`` / ``days`` /
+      ``get_day_summaries`` take ``namespace`` (one name, several, or None for all) and apply it
+      inside the query (SQL WHERE, FTS join, posting mask) — never by filtering the top-k, so a
+      scoped search returns the best ``limit`` hits *of that scope*;
     - ``search_many(queries, ...)`` returns ``[await search(q, ...) for q in queries]`` (the
       same hits), validating every query before any runs; a backend runs the batch its fastest
       way (:class:`~remem.stores.base.episodic.EpisodicStoreBase` has the one-by-one default).
     """
 
-    async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None: ...
+    async def index_turns(
+        self, entries: Sequence[TranscriptEntry], *, namespace: str = DEFAULT_NAMESPACE
+    ) -> None: ...
     async def add_note(
         self,
         note_id: str,
@@ -57,6 +66,7 @@ class EpisodicStore(Protocol):
         created_at: datetime,
         session_id: str | None = None,
         metadata: dict[str, object] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
     ) -> None: ...
     async def add_notes(self, notes: Sequence[NoteInput]) -> None: ...
     async def search(
@@ -67,6 +77,7 @@ class EpisodicStore(Protocol):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[EpisodicHit]: ...
     async def search_many(
         self,
@@ -76,10 +87,15 @@ class EpisodicStore(Protocol):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[list[EpisodicHit]]: ...
-    async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]: ...
+    async def days(
+        self, session_id: str, *, namespace: Namespaces = None
+    ) -> dict[date, list[TranscriptEntry]]: ...
     async def put_day_summary(self, summary: DaySummary) -> None: ...
-    async def get_day_summaries(self, session_id: str) -> list[DaySummary]: ...
+    async def get_day_summaries(
+        self, session_id: str, *, namespace: Namespaces = None
+    ) -> list[DaySummary]: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
     async def __aexit__(
@@ -96,10 +112,11 @@ async def search_many(
     *,
     limit: int = 10,
     session_id: str | None = None,
+    namespace: Namespaces = None,
 ) -> list[list[EpisodicHit]]:
     """``store.search`` for each query, as one ``store.search_many`` batch (a protocol method:
     the SQLite and PostgreSQL stores run the batch in parallel)."""
-    return await store.search_many(queries, limit=limit, session_id=session_id)
+    return await store.search_many(queries, limit=limit, session_id=session_id, namespace=namespace)
 
 
 def turn_text(entry: TranscriptEntry) -> str:
@@ -135,6 +152,8 @@ class NoteInput:
     created_at: datetime
     session_id: str | None
     metadata: dict[str, Scalar]
+    namespace: str = DEFAULT_NAMESPACE
+    """The scope the note is indexed (and found) in."""
 
 
 def check_note(
@@ -143,6 +162,7 @@ def check_note(
     created_at: object,
     session_id: object,
     metadata: Mapping[str, object] | None,
+    namespace: object = DEFAULT_NAMESPACE,
 ) -> NoteInput:
     """Validated note arguments, or the typed error naming the bad one."""
     if not isinstance(note_id, str) or not 1 <= len(note_id) <= 512:
@@ -161,6 +181,7 @@ def check_note(
         created_at=require_aware(created_at, field="created_at"),
         session_id=session_id,  # type: ignore[arg-type]
         metadata=check_metadata(metadata),
+        namespace=check_namespace(namespace),
     )
 
 
@@ -176,7 +197,14 @@ def check_notes(notes: object) -> list[NoteInput]:
             )
         try:
             out.append(
-                check_note(note.note_id, note.text, note.created_at, note.session_id, note.metadata)
+                check_note(
+                    note.note_id,
+                    note.text,
+                    note.created_at,
+                    note.session_id,
+                    note.metadata,
+                    note.namespace,
+                )
             )
         except InputError as exc:
             raise type(exc)(f"note {i}: {exc}") from exc

@@ -8,6 +8,7 @@ from typing import Protocol, Self, runtime_checkable
 
 from remem.errors import InvalidArgumentError, shown
 from remem.models import TranscriptEntry, TranscriptSession, check_text
+from remem.scopes import Namespaces
 
 MAX_INT64 = 2**63 - 1
 MAX_SESSION_ID_CHARS = 512
@@ -28,7 +29,9 @@ class TranscriptStore(Protocol):
       ``since_turn`` or ``limit`` raises InvalidArgumentError (``limit=0`` returns []);
     - ``get_session`` and ``delete_session`` of an unknown session raise NotFoundError;
     - ``create_session`` of an existing session_id raises DuplicateIdError;
-    - ``list_sessions`` orders by created_at then session_id;
+    - ``list_sessions`` orders by created_at then session_id; ``namespace`` (one name, several,
+      or None for all; :mod:`remem.scopes`) keeps only the sessions of those scopes, in the query;
+    - a session's ``namespace`` is stored with it and is the scope of its turns;
     - ``delete_session`` removes the session and its entries: the only way anything is deleted;
     - a write is acknowledged (the awaited call returns) only after it committed; cancelling the
       awaiting task does not undo a write that was already handed to the backend;
@@ -38,7 +41,7 @@ class TranscriptStore(Protocol):
 
     async def create_session(self, session: TranscriptSession) -> None: ...
     async def get_session(self, session_id: str) -> TranscriptSession: ...
-    async def list_sessions(self) -> list[TranscriptSession]: ...
+    async def list_sessions(self, *, namespace: Namespaces = None) -> list[TranscriptSession]: ...
     async def append_entry(self, entry: TranscriptEntry) -> None: ...
     async def append_entries(self, entries: Sequence[TranscriptEntry]) -> None: ...
     async def get_entries(

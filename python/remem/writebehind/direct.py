@@ -25,8 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.cancel_safe import run_to_end
+from remem.errors import NotFoundError
 from remem.failures import BackgroundFailure, FailureLog
 from remem.models import MemoryRecord, MemoryStage, TranscriptEntry
+from remem.scopes import DEFAULT_NAMESPACE
 from remem.staging import CollectionManager
 from remem.stores.episodic import EpisodicStore, NoteInput
 from remem.stores.records import RecordStore
@@ -57,6 +59,7 @@ class DirectWrites:
         self.collections = collection_manager
         self._failures = failures
         self.now = now
+        self._scopes: dict[str, str] = {}  # session id -> namespace (a session keeps its own)
 
     @property
     def failures(self) -> FailureLog:
@@ -81,19 +84,37 @@ class DirectWrites:
         await self.index_turns(entries)
 
     async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None:
-        """Index turns in the episodic store (a retry of identical turns is a no-op); a failure
-        is recorded and re-raised."""
+        """Index turns in the episodic store, each in its session's namespace (read from the
+        transcript once per session; ``"default"`` without a transcript); a retry of identical
+        turns is a no-op; a failure is recorded and re-raised."""
         # model_copy, not replace(): the entry is already validated and one int is added.
         indexed = [
             e.model_copy(update={"metadata": {**e.metadata, USER_CHARS_KEY: len(e.user_message)}})
             for e in entries
         ]
         try:
-            await self.episodic.index_turns(indexed)
+            by_scope: dict[str, list[TranscriptEntry]] = {}
+            for e in indexed:
+                by_scope.setdefault(await self._scope_of(e.session_id), []).append(e)
+            for scope, group in by_scope.items():
+                await self.episodic.index_turns(group, namespace=scope)
         except Exception as exc:
             ids = tuple(e.id for e in entries)
             self._failures.add(BackgroundFailure("episodic_index", self.now(), ids, exc))
             raise
+
+    async def _scope_of(self, session_id: str) -> str:
+        scope = self._scopes.get(session_id)
+        if scope is not None:
+            return scope
+        if self.transcript is None:
+            return DEFAULT_NAMESPACE
+        try:
+            scope = (await self.transcript.get_session(session_id)).namespace
+        except NotFoundError:
+            return DEFAULT_NAMESPACE  # not cached: the append itself reports the unknown session
+        self._scopes[session_id] = scope
+        return scope
 
     # -- memories -------------------------------------------------------------------------------
 
@@ -149,4 +170,5 @@ def note_of(record: MemoryRecord) -> NoteInput:
         created_at=record.lifecycle.created_at,
         session_id=record.session_id,
         metadata={"kind": record.kind.value, "namespace": record.namespace},
+        namespace=record.namespace,
     )

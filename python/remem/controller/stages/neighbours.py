@@ -173,11 +173,16 @@ async def expand_neighbours(
         return list(hits)
     hit = {p for h in hits if (p := _position(h)) is not None}
     near = _windows(hits, config)
+    # A neighbour is in its session's scope, the scope of the hit that brought it in.
+    scopes = {h.session_id: h.namespace for h in hits if h.session_id is not None}
     out = list(hits)
     for session, first, last in ranges:
         for turn in await read(session, first, last):
             p = _position(turn)
             if p is not None and p in near and p not in hit:
                 hit.add(p)
-                out.append(turn.model_copy(update={"score": 0.0}))
+                update: dict[str, object] = {"score": 0.0}
+                if session in scopes:
+                    update["namespace"] = scopes[session]
+                out.append(turn.model_copy(update=update))
     return out

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from remem.models import EpisodicHit
+from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.episodic import check_search
 
@@ -28,6 +29,7 @@ class EpisodicStoreBase(StoreLifecycle, ABC):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[EpisodicHit]: ...
 
     async def search_many(
@@ -38,12 +40,21 @@ class EpisodicStoreBase(StoreLifecycle, ABC):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[list[EpisodicHit]]:
         """``[await search(q, ...) for q in queries]``; every query is checked before any runs."""
         self._check_open()
         for q in queries:
             check_search(q, limit, since, until)
+        normalize_namespaces(namespace)
         return [
-            await self.search(q, limit=limit, session_id=session_id, since=since, until=until)
+            await self.search(
+                q,
+                limit=limit,
+                session_id=session_id,
+                since=since,
+                until=until,
+                namespace=namespace,
+            )
             for q in queries
         ]

@@ -31,10 +31,16 @@ def exact(
         if state.sorted_ids is None:
             state.sorted_ids = sorted(state.label_of)
         ids = state.sorted_ids
+        labels = [state.label_of[i] for i in ids]
+        matrix = np.asarray(state.index.get_items(labels, return_type="numpy"), dtype=np.float32)
+    elif state.exact_rows is not None and state.exact_rows[0] is eligible:
+        # The same (cached) eligible labels as the last search, e.g. a scoped recall again.
+        _, labels, matrix = state.exact_rows
     else:
         ids = sorted(state.id_of[int(label)] for label in eligible)
-    labels = [state.label_of[i] for i in ids]
-    matrix = np.asarray(state.index.get_items(labels, return_type="numpy"), dtype=np.float32)
+        labels = [state.label_of[i] for i in ids]
+        matrix = np.asarray(state.index.get_items(labels, return_type="numpy"), dtype=np.float32)
+        state.exact_rows = (eligible, labels, matrix)
     idx, scores = top_k(queries, matrix, k, metric="dot")
     picked = [[labels[int(i)] for i in row] for row in np.atleast_2d(idx)]
     return finish(state, picked, np.atleast_2d(scores), k)

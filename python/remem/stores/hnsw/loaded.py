@@ -31,9 +31,9 @@ class Loaded:
     # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
     # label) and a deleted label is never returned again, so entries never go stale.
     rows: dict[int, Row] = field(default_factory=dict)
-    # repr(filter) -> the labels it selects, sorted; cleared with ``sorted_ids`` on every write.
-    # A scoped recall asks the same namespace filter on every query: without this each query
-    # re-ran a JSON scan of the whole collection in DuckDB (~100 ms at 100k items), so a 1k
-    # scope cost more the more scopes shared the store. Keyed by repr, not the node, because
-    # equal dataclasses may differ in kind (``True == 1``) where the filter semantics do not.
-    eligible: dict[str, NDArray[np.int64]] = field(default_factory=dict)
+    # repr(filter) -> (row.generation it was computed at, the labels it admits). Every write
+    # bumps the generation, so an entry of an older generation is never used.
+    eligible: dict[str, tuple[int, NDArray[np.int64]]] = field(default_factory=dict)
+    # The exact path's (eligible array, its labels by id, their vectors) for the last eligible
+    # array searched; matched by identity, and an eligible array is never reused across writes.
+    exact_rows: tuple[NDArray[np.int64], list[int], NDArray[np.float32]] | None = None

@@ -35,10 +35,8 @@ from remem.stores.vector_input import (
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-_ELIGIBLE_CACHE_SIZE = 64
-"""Distinct filters whose eligible labels a collection keeps between writes (a scoped server asks
-a handful: one per scope it serves); past it the cache starts over."""
+_ELIGIBLE_CACHE = 64
+"""Filters whose eligible labels one collection keeps (a few scopes' worth; cleared when full)."""
 
 
 class HnswVectorStore(StoreLifecycle):
@@ -414,15 +412,22 @@ class HnswVectorStore(StoreLifecycle):
         return found
 
     def _eligible(self, state: Loaded, node: Filter) -> NDArray[np.int64]:
-        """The labels ``node`` selects, from the per-collection cache (see ``Loaded.eligible``)."""
+        """The labels ``node`` admits, read from DuckDB once per collection generation.
+
+        DuckDB evaluates a filter over every row's JSON metadata; a scoped recall asks the
+        same ``namespace $in [...]`` on every query, so at 100 scopes × 1k vectors re-reading
+        it per query made one scope's recall cost what the whole store costs. Keyed by
+        ``repr`` (which tells ``1``, ``1.0`` and ``True`` apart, as the filter does); at most
+        :data:`_ELIGIBLE_CACHE` filters per collection are kept."""
         key = repr(node)
         cached = state.eligible.get(key)
-        if cached is None:
-            if len(state.eligible) >= _ELIGIBLE_CACHE_SIZE:
-                state.eligible.clear()
-            cached = self._db().eligible_labels(state.row.cid, node)
-            state.eligible[key] = cached
-        return cached
+        if cached is not None and cached[0] == state.row.generation:
+            return cached[1]
+        labels = self._db().eligible_labels(state.row.cid, node)
+        if len(state.eligible) >= _ELIGIBLE_CACHE:
+            state.eligible.clear()
+        state.eligible[key] = (state.row.generation, labels)
+        return labels
 
     def _matches(
         self, state: Loaded, picked: list[list[int]], scores: Any, k: int

@@ -13,6 +13,7 @@ from psycopg.types.json import Json
 
 from remem.errors import ConfigError, DuplicateIdError
 from remem.models import DaySummary, EpisodeKind, EpisodicHit, TranscriptEntry
+from remem.scopes import DEFAULT_NAMESPACE, Namespaces, check_namespace, normalize_namespaces
 from remem.stores.base.episodic import EpisodicStoreBase
 from remem.stores.episodic import (
     NoteInput,
@@ -74,11 +75,22 @@ MIGRATIONS = (
         "the identity of the normalisation that built the search text",
         IDENTITY_MIGRATION_SQL,
     ),
+    Migration(
+        3,
+        "every episode carries its namespace (the scope); notes take their memory's",
+        """
+        ALTER TABLE remem_episodes ADD COLUMN namespace text NOT NULL DEFAULT 'default';
+        UPDATE remem_episodes SET namespace = metadata->>'namespace'
+            WHERE kind = 'note' AND json_typeof(metadata->'namespace') = 'string'
+            AND length(metadata->>'namespace') BETWEEN 1 AND 512;
+        CREATE INDEX remem_episodes_namespace ON remem_episodes (namespace, session_id);
+        """,
+    ),
 )
 
 _COLUMNS = (
     "id, kind, session_id, turn_number, user_message, assistant_message, text, created_at, "
-    "metadata, search_text"
+    "metadata, namespace, search_text"
 )
 _Row = tuple[Any, ...]
 
@@ -134,8 +146,11 @@ class PostgresEpisodicStore(EpisodicStoreBase):
     async def _close(self) -> None:
         await self._pool.close()
 
-    async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None:
+    async def index_turns(
+        self, entries: Sequence[TranscriptEntry], *, namespace: str = DEFAULT_NAMESPACE
+    ) -> None:
         self._check_open()
+        scope = check_namespace(namespace)
         rows = [
             (
                 e.id,
@@ -147,6 +162,7 @@ class PostgresEpisodicStore(EpisodicStoreBase):
                 turn_text(e),
                 e.created_at,
                 e.metadata,
+                scope,
                 self.full_text.search_text(turn_text(e)),
             )
             for e in check_entries(entries)
@@ -161,9 +177,10 @@ class PostgresEpisodicStore(EpisodicStoreBase):
         created_at: datetime,
         session_id: str | None = None,
         metadata: dict[str, object] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
     ) -> None:
         self._check_open()
-        note = check_note(note_id, text, created_at, session_id, metadata)
+        note = check_note(note_id, text, created_at, session_id, metadata, namespace)
         await self._insert([_note_row(note, self.full_text)], f"adding note {note.note_id!r}")
 
     async def add_notes(self, notes: Sequence[NoteInput]) -> None:
@@ -189,8 +206,8 @@ class PostgresEpisodicStore(EpisodicStoreBase):
                     async with conn.cursor() as insert:
                         await insert.executemany(
                             f"INSERT INTO remem_episodes ({_COLUMNS}) "
-                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                            [(*row[:8], Json(row[8]), row[9]) for row in fresh],
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                            [(*row[:8], Json(row[8]), row[9], row[10]) for row in fresh],
                         )
         except psycopg.Error as exc:
             raise_backend(exc, action)
@@ -203,9 +220,11 @@ class PostgresEpisodicStore(EpisodicStoreBase):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[EpisodicHit]:
         self._check_open()
         query, limit, since, until = check_search(query, limit, since, until)
+        scopes = normalize_namespaces(namespace)
         if session_id is not None:
             check_session_id(session_id)
         terms = self.full_text.query_terms(query)
@@ -220,6 +239,9 @@ class PostgresEpisodicStore(EpisodicStoreBase):
         if session_id is not None:
             filters.append(sql.SQL("session_id = %s"))
             params.append(session_id)
+        if scopes is not None:
+            filters.append(sql.SQL("namespace = ANY(%s)"))
+            params.append(list(scopes))
         if since is not None:
             filters.append(sql.SQL("created_at >= %s"))
             params.append(since)
@@ -229,7 +251,8 @@ class PostgresEpisodicStore(EpisodicStoreBase):
         params.append(limit)
         statement = sql.SQL(
             "SELECT id, kind, session_id, turn_number, text, ts_rank_cd(tsv, q.query, 1) AS score, "
-            "created_at, metadata FROM remem_episodes, (SELECT {} AS query) AS q WHERE {} "
+            "created_at, metadata, namespace FROM remem_episodes, (SELECT {} AS query) AS q "
+            "WHERE {} "
             'ORDER BY score DESC, created_at DESC, id COLLATE "C" LIMIT %s'
         ).format(tsquery, sql.SQL(" AND ").join(filters))
         pool = await self._pool.get()
@@ -249,29 +272,42 @@ class PostgresEpisodicStore(EpisodicStoreBase):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[list[EpisodicHit]]:
         """``[await search(q, ...) for q in queries]`` — the same hits — run concurrently on the
         pool's connections. Every query is validated before any runs."""
         self._check_open()
         for q in queries:
             check_search(q, limit, since, until)
+        normalize_namespaces(namespace)
         return list(
             await asyncio.gather(
                 *(
-                    self.search(q, limit=limit, session_id=session_id, since=since, until=until)
+                    self.search(
+                        q,
+                        limit=limit,
+                        session_id=session_id,
+                        since=since,
+                        until=until,
+                        namespace=namespace,
+                    )
                     for q in queries
                 )
             )
         )
 
-    async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]:
+    async def days(
+        self, session_id: str, *, namespace: Namespaces = None
+    ) -> dict[date, list[TranscriptEntry]]:
         self._check_open()
         check_session_id(session_id)
+        scopes = normalize_namespaces(namespace)
+        scope = "" if scopes is None else "AND namespace = ANY(%s) "
         rows = await self._fetch(
             "SELECT id, session_id, turn_number, user_message, assistant_message, created_at, "
-            "metadata FROM remem_episodes WHERE session_id = %s AND kind = 'turn' "
+            f"metadata FROM remem_episodes WHERE session_id = %s AND kind = 'turn' {scope}"
             "ORDER BY turn_number",
-            (session_id,),
+            (session_id,) if scopes is None else (session_id, list(scopes)),
         )
         entries = [
             TranscriptEntry.model_construct(
@@ -312,14 +348,28 @@ class PostgresEpisodicStore(EpisodicStoreBase):
         except psycopg.Error as exc:
             raise_backend(exc, "storing a day summary")
 
-    async def get_day_summaries(self, session_id: str) -> list[DaySummary]:
+    async def get_day_summaries(
+        self, session_id: str, *, namespace: Namespaces = None
+    ) -> list[DaySummary]:
+        """The session's summaries; with ``namespace``, only if the session's turns are indexed
+        in one of those scopes (a summary is of a session, and a session is in one scope)."""
         self._check_open()
         check_session_id(session_id)
+        scopes = normalize_namespaces(namespace)
+        scope = (
+            ""
+            if scopes is None
+            else "AND EXISTS (SELECT 1 FROM remem_episodes WHERE session_id = %s "
+            "AND kind = 'turn' AND namespace = ANY(%s)) "
+        )
+        params: tuple[Any, ...] = (session_id, self.timezone)
+        if scopes is not None:
+            params += (session_id, list(scopes))
         rows = await self._fetch(
             "SELECT session_id, timezone, day, text, turn_count, first_turn, last_turn, "
             "created_at FROM remem_day_summaries WHERE session_id = %s AND timezone = %s "
-            "ORDER BY day",
-            (session_id, self.timezone),
+            f"{scope}ORDER BY day",
+            params,
         )
         return [
             DaySummary(
@@ -349,7 +399,7 @@ def _comparable(row: _Row) -> _Row:
     """A stored row in the shape of a new one, minus the derived search_text."""
     created_at = row[7]
     assert isinstance(created_at, datetime)
-    return (*row[:7], created_at.astimezone(UTC), row[8])
+    return (*row[:7], created_at.astimezone(UTC), row[8], row[9])
 
 
 def _new_rows(rows: list[_Row], stored: dict[object, _Row]) -> list[_Row]:
@@ -378,13 +428,15 @@ def _note_row(note: NoteInput, full_text: FullTextConfig) -> _Row:
         note.text,
         note.created_at,
         note.metadata,
+        note.namespace,
         full_text.search_text(note.text),
     )
 
 
 def _hit(row: _Row) -> EpisodicHit:
-    id_, kind, session_id, turn, text, score, created_at, metadata = row
+    id_, kind, session_id, turn, text, score, created_at, metadata, namespace = row
     return EpisodicHit.model_construct(
+        namespace=namespace,
         id=id_,
         kind=EpisodeKind(kind),
         session_id=session_id,

@@ -11,6 +11,7 @@ from psycopg.types.json import Json
 
 from remem.errors import NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession
+from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
@@ -49,13 +50,23 @@ MIGRATIONS = (
             FOR EACH ROW EXECUTE FUNCTION remem_transcript_entries_immutable();
         """,
     ),
+    Migration(
+        2,
+        "sessions carry their namespace (the scope); existing sessions are in 'default'",
+        """
+        ALTER TABLE remem_transcript_sessions
+            ADD COLUMN namespace text NOT NULL DEFAULT 'default';
+        CREATE INDEX remem_transcript_sessions_namespace
+            ON remem_transcript_sessions (namespace, created_at);
+        """,
+    ),
 )
 
 _INSERT = (
     "INSERT INTO remem_transcript_entries (id, session_id, turn_number, user_message, "
     "assistant_message, created_at, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s)"
 )
-_SESSION_COLUMNS = "session_id, model_name, title, created_at, metadata"
+_SESSION_COLUMNS = "session_id, model_name, title, created_at, metadata, namespace"
 
 
 class PostgresTranscriptStore(StoreLifecycle):
@@ -91,13 +102,14 @@ class PostgresTranscriptStore(StoreLifecycle):
             async with pool.connection() as conn:
                 await conn.execute(
                     f"INSERT INTO remem_transcript_sessions ({_SESSION_COLUMNS}) "
-                    "VALUES (%s, %s, %s, %s, %s)",
+                    "VALUES (%s, %s, %s, %s, %s, %s)",
                     (
                         session.session_id,
                         session.model_name,
                         session.title,
                         session.created_at,
                         Json(session.metadata),
+                        session.namespace,
                     ),
                 )
         except psycopg.Error as exc:
@@ -114,12 +126,14 @@ class PostgresTranscriptStore(StoreLifecycle):
             raise _unknown_session(session_id)
         return _session(rows[0])
 
-    async def list_sessions(self) -> list[TranscriptSession]:
+    async def list_sessions(self, *, namespace: Namespaces = None) -> list[TranscriptSession]:
         self._check_open()
+        scopes = normalize_namespaces(namespace)
+        where = "" if scopes is None else "WHERE namespace = ANY(%s) "
         rows = await self._fetch(
-            f"SELECT {_SESSION_COLUMNS} FROM remem_transcript_sessions "
+            f"SELECT {_SESSION_COLUMNS} FROM remem_transcript_sessions {where}"
             'ORDER BY created_at, session_id COLLATE "C"',
-            (),
+            () if scopes is None else (list(scopes),),
         )
         return [_session(row) for row in rows]
 
@@ -220,9 +234,10 @@ def _unknown_session(session_id: str) -> NotFoundError:
 
 
 def _session(row: tuple[Any, ...]) -> TranscriptSession:
-    session_id, model_name, title, created_at, metadata = row
+    session_id, model_name, title, created_at, metadata, namespace = row
     return TranscriptSession.model_construct(
         session_id=session_id,
+        namespace=namespace,
         model_name=model_name,
         title=title,
         created_at=created_at.astimezone(UTC),

@@ -10,13 +10,14 @@ file. If ``max(seq)`` ever went *below* the last indexed seq (the file was repla
 is rebuilt from scratch.
 
 The index holds, per row in seq order: its FTS5 tokens (:func:`fts5_tokens` of the stored
-``search_text``, exactly what FTS5 indexed), ``seq``, ``created_at_us`` and a session code, so
-the ``session_id`` / ``since`` / ``until`` filters become a mask and only the final hits are
-read back from SQLite (by seq). Results equal the FTS5 path's: the same bm25 scores (N, avgdl
-and idf over all rows; the filter only restricts candidates), ``score DESC, created_at DESC,
-id`` and ``limit`` with ties at the cut kept before ordering. A query term FTS5 would read as a
-multi-token phrase (:mod:`~remem.stores.sqlite.fts5_tokens`) cannot be answered from a bag of
-words: :meth:`EpisodeView.candidates_many` returns None for that query and the store asks FTS5.
+``search_text``, exactly what FTS5 indexed), ``seq``, ``created_at_us``, a session code and a
+namespace code, so the ``session_id`` / ``namespace`` / ``since`` / ``until`` filters become a mask
+and only the final hits are read back from SQLite (by seq). Results equal the FTS5 path's: the same
+bm25 scores (N, avgdl and idf over all rows; the filter only restricts candidates), ``score DESC,
+created_at DESC, id`` and ``limit`` with ties at the cut kept before ordering. A query term FTS5
+would read as a multi-token phrase (:mod:`~remem.stores.sqlite.fts5_tokens`) cannot be answered
+from a bag of words: :meth:`EpisodeView.candidates_many` returns None for that query and the store
+asks FTS5.
 """
 
 from __future__ import annotations
@@ -36,19 +37,21 @@ from remem.stores.term_index import IndexSnapshot, TermIndex
 Row = tuple[Any, ...]
 Candidate = tuple[int, float, int]  # seq, score, created_at_us
 _FETCH_CHUNK = 500  # seqs per IN (...) list, well under SQLite's variable limit
-_HIT_COLUMNS = "seq, id, kind, session_id, turn_number, text, created_at_us, metadata"
+_HIT_COLUMNS = "seq, id, kind, session_id, turn_number, text, created_at_us, metadata, namespace"
 
 
 @dataclass(frozen=True)
 class EpisodeQuery:
     """A validated search: its query terms (:func:`~remem.stores.shared.search_text.query_terms`),
-    ``limit`` ≥ 1, and the filters (microseconds since the epoch)."""
+    ``limit`` ≥ 1, and the filters (microseconds since the epoch; ``namespaces`` None = every
+    scope)."""
 
     terms: tuple[str, ...]
     limit: int
     session_id: str | None = None
     since_us: int | None = None
     until_us: int | None = None
+    namespaces: tuple[str, ...] | None = None
 
 
 class _Column:
@@ -82,6 +85,8 @@ class EpisodeView:
     created_us: NDArray[np.int64]
     sessions: NDArray[np.int32]
     session_codes: dict[str, int]  # shared and append-only; codes of later rows match nothing
+    scopes: NDArray[np.int32]
+    scope_codes: dict[str, int]  # likewise, for namespaces
     last_seq: int
 
     def _mask(self, q: EpisodeQuery) -> NDArray[np.bool_] | Literal[False] | None:
@@ -92,6 +97,13 @@ class EpisodeView:
             if code is None:
                 return False
             mask = self.sessions == code
+        if q.namespaces is not None:
+            # The scope is a posting mask: bm25 ranks only the scope's rows, never a cut top-k.
+            codes = [c for c in (self.scope_codes.get(n) for n in q.namespaces) if c is not None]
+            if not codes:
+                return False
+            inside = self.scopes == codes[0] if len(codes) == 1 else np.isin(self.scopes, codes)
+            mask = inside if mask is None else mask & inside
         if q.since_us is not None:
             after = self.created_us >= q.since_us
             mask = after if mask is None else mask & after
@@ -109,7 +121,7 @@ class EpisodeView:
             token_lists = [fts5_tokens(term) for term in q.terms]
             if any(len(tokens) > 1 for tokens in token_lists):
                 continue  # a phrase: left None for FTS5
-            key = (q.limit, q.session_id, q.since_us, q.until_us)
+            key = (q.limit, q.session_id, q.since_us, q.until_us, q.namespaces)
             groups.setdefault(key, []).append((i, [t[0] for t in token_lists if t]))
         for members in groups.values():
             first = queries[members[0][0]]
@@ -149,6 +161,8 @@ class EpisodeIndex:
         self._created = _Column(np.int64)
         self._sessions = _Column(np.int32)
         self._codes: dict[str, int] = {}
+        self._scopes = _Column(np.int32)
+        self._scope_codes: dict[str, int] = {}
         self._view = self._publish(0)
 
     def _publish(self, last_seq: int) -> EpisodeView:
@@ -158,6 +172,8 @@ class EpisodeIndex:
             created_us=self._created.view(),
             sessions=self._sessions.view(),
             session_codes=self._codes,
+            scopes=self._scopes.view(),
+            scope_codes=self._scope_codes,
             last_seq=last_seq,
         )
         return self._view
@@ -177,7 +193,7 @@ class EpisodeIndex:
             if self._view.last_seq > top:
                 self._reset()  # rows vanished: not this store's file any more, rebuild
             rows = conn.execute(
-                "SELECT seq, search_text, created_at_us, session_id FROM episodic_items "
+                "SELECT seq, search_text, created_at_us, session_id, namespace FROM episodic_items "
                 "WHERE seq > ? ORDER BY seq",
                 (self._view.last_seq,),
             ).fetchall()
@@ -187,6 +203,7 @@ class EpisodeIndex:
             self._seqs.extend([row[0] for row in rows])
             self._created.extend([row[2] for row in rows])
             self._sessions.extend([self._code(row[3]) for row in rows])
+            self._scopes.extend([self._scope_code(row[4]) for row in rows])
             return self._publish(rows[-1][0])
 
     def _code(self, session_id: str | None) -> int:
@@ -195,6 +212,12 @@ class EpisodeIndex:
         code = self._codes.get(session_id)
         if code is None:
             code = self._codes[session_id] = len(self._codes)
+        return code
+
+    def _scope_code(self, namespace: str) -> int:
+        code = self._scope_codes.get(namespace)
+        if code is None:
+            code = self._scope_codes[namespace] = len(self._scope_codes)
         return code
 
 
@@ -222,7 +245,7 @@ def fetch_hits(
             out.append(None)
             continue
         hits = [
-            (r[1], r[2], r[3], r[4], r[5], score, r[6], r[7])
+            (r[1], r[2], r[3], r[4], r[5], score, r[6], r[7], r[8])
             for r, score in ((rows[seq], score) for seq, score, _ in cands)
         ]
         hits.sort(key=lambda h: (-h[5], -h[6], h[0]))

@@ -38,7 +38,7 @@ def new_rows(conn: sqlite3.Connection, rows: list[Row]) -> list[Row]:
     return list(fresh.values())
 
 
-def turn_row(entry: TranscriptEntry, full_text: FullTextConfig) -> Row:
+def turn_row(entry: TranscriptEntry, full_text: FullTextConfig, namespace: str) -> Row:
     text = turn_text(entry)
     return (
         entry.id,
@@ -50,6 +50,7 @@ def turn_row(entry: TranscriptEntry, full_text: FullTextConfig) -> Row:
         text,
         to_micros(entry.created_at),
         dump_metadata(entry.metadata),
+        namespace,
         full_text.search_text(text),
     )
 
@@ -65,6 +66,7 @@ def note_row(note: NoteInput, full_text: FullTextConfig) -> Row:
         note.text,
         to_micros(note.created_at),
         dump_metadata(note.metadata),
+        note.namespace,
         full_text.search_text(note.text),
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from remem.models import EpisodeKind, EpisodicHit
 from remem.models.base import trusted
+from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.episodic import check_search
 from remem.stores.shared.search_text import FullTextConfig, fts5_match
 from remem.stores.sqlite.codec import from_micros, load_metadata, to_micros
@@ -27,7 +28,7 @@ HIT = (
     "FROM episodic_fts{join} WHERE episodic_fts MATCH ?{filter}), "
     "cut AS (SELECT score FROM m ORDER BY score DESC LIMIT 1 OFFSET ?) "
     "SELECT i.id, i.kind, i.session_id, i.turn_number, i.text, m.score, i.created_at_us, "
-    "i.metadata FROM m JOIN episodic_items AS i ON i.seq = m.seq "
+    "i.metadata, i.namespace FROM m JOIN episodic_items AS i ON i.seq = m.seq "
     "WHERE m.score >= coalesce((SELECT score FROM cut), -1e308) "
     "ORDER BY m.score DESC, i.created_at_us DESC, i.id LIMIT ?"
 )
@@ -40,9 +41,11 @@ def search_request(
     since: datetime | None,
     until: datetime | None,
     full_text: FullTextConfig,
+    namespace: Namespaces = None,
 ) -> EpisodeQuery | None:
     """The validated search; None when it can find nothing."""
     query, limit, since, until = check_search(query, limit, since, until)
+    namespaces = normalize_namespaces(namespace)
     if session_id is not None:
         check_session_id(session_id)
     terms = full_text.query_terms(query)
@@ -54,6 +57,7 @@ def search_request(
         session_id=session_id,
         since_us=None if since is None else to_micros(since),
         until_us=None if until is None else to_micros(until),
+        namespaces=namespaces,
     )
 
 
@@ -64,6 +68,9 @@ def fts5_plan(request: EpisodeQuery) -> Plan:
     if request.session_id is not None:
         where += " AND i.session_id = ?"
         params.append(request.session_id)
+    if request.namespaces is not None:
+        where += f" AND i.namespace IN ({', '.join('?' * len(request.namespaces))})"
+        params.extend(request.namespaces)
     if request.since_us is not None:
         where += " AND i.created_at_us >= ?"
         params.append(request.since_us)
@@ -81,7 +88,7 @@ def read_hits(conn: sqlite3.Connection, plan: Plan) -> list[EpisodicHit]:
 
 
 def hit_from_row(row: tuple[Any, ...]) -> EpisodicHit:
-    id_, kind, session_id, turn, text, score, created_at_us, metadata = row
+    id_, kind, session_id, turn, text, score, created_at_us, metadata, namespace = row
     return trusted(
         EpisodicHit,
         {
@@ -93,5 +100,6 @@ def hit_from_row(row: tuple[Any, ...]) -> EpisodicHit:
             "score": float(score),
             "created_at": from_micros(created_at_us),
             "metadata": load_metadata(metadata),
+            "namespace": namespace,
         },
     )

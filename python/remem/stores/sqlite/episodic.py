@@ -11,6 +11,7 @@ from typing import Literal
 
 from remem.errors import ConfigError
 from remem.models import DaySummary, EpisodicHit, TranscriptEntry
+from remem.scopes import DEFAULT_NAMESPACE, Namespaces, check_namespace, normalize_namespaces
 from remem.stores.base.episodic import EpisodicStoreBase
 from remem.stores.episodic import (
     NoteInput,
@@ -36,13 +37,27 @@ from remem.stores.sqlite.embedded import (
 from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
 from remem.stores.sqlite.episode_rows import Row, entry_from_row, new_rows, note_row, turn_row
 from remem.stores.sqlite.episode_search import fts5_plan, hit_from_row, read_hits, search_request
-from remem.stores.sqlite.episodic_schema import COLUMNS, IMMUTABLE, SCHEMA
+from remem.stores.sqlite.episodic_schema import COLUMNS, IMMUTABLE, SCHEMA, add_namespaces
 from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.sqlite.search_identity import ensure_search_identity
 from remem.stores.transcript import check_entries, check_session_id
 
-SCHEMA_VERSION = 1
-"""The episodic schema version this remem writes (``remem migrate`` compares it)."""
+
+def _upgrade(conn: sqlite3.Connection, full_text: FullTextConfig) -> None:
+    add_namespaces(conn, immutable_trigger=IMMUTABLE)
+    ensure_search_identity(conn, full_text, immutable_trigger=IMMUTABLE)
+
+
+def _scope_sql(scopes: tuple[str, ...] | None, column: str) -> tuple[str, tuple[str, ...]]:
+    """`` AND column IN (?, ...)`` and its parameters; nothing for None (every scope)."""
+    if scopes is None:
+        return "", ()
+    return f" AND {column} IN ({', '.join('?' * len(scopes))})", scopes
+
+
+SCHEMA_VERSION = 2
+"""The episodic schema version this remem writes (``remem migrate`` compares it).
+v2: every item carries its ``namespace`` (:func:`~.episodic_schema.add_namespaces`)."""
 
 SearchIndex = Literal["memory", "fts5"]
 
@@ -111,9 +126,7 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
             schema=SCHEMA,
             schema_version=SCHEMA_VERSION,
             durability=durability,
-            upgrade=lambda conn: ensure_search_identity(
-                conn, full_text, immutable_trigger=IMMUTABLE
-            ),
+            upgrade=lambda conn: _upgrade(conn, full_text),
         )
         self._readers: ReaderPool | None = None
         self._episodes = EpisodeIndex() if search_index == "memory" else None
@@ -131,9 +144,12 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
             readers.close()
         await self._db.close()
 
-    async def index_turns(self, entries: Sequence[TranscriptEntry]) -> None:
+    async def index_turns(
+        self, entries: Sequence[TranscriptEntry], *, namespace: str = DEFAULT_NAMESPACE
+    ) -> None:
         self._check_open()
-        rows = [turn_row(e, self.full_text) for e in check_entries(entries)]
+        scope = check_namespace(namespace)
+        rows = [turn_row(e, self.full_text, scope) for e in check_entries(entries)]
         await self._insert(rows, "indexing turns")
 
     async def add_note(
@@ -144,9 +160,10 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         created_at: datetime,
         session_id: str | None = None,
         metadata: dict[str, object] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
     ) -> None:
         self._check_open()
-        note = check_note(note_id, text, created_at, session_id, metadata)
+        note = check_note(note_id, text, created_at, session_id, metadata, namespace)
         await self._insert([note_row(note, self.full_text)], f"adding note {note.note_id!r}")
 
     async def add_notes(self, notes: Sequence[NoteInput]) -> None:
@@ -163,7 +180,7 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         def insert(conn: sqlite3.Connection) -> None:
             fresh = new_rows(conn, rows)
             conn.executemany(
-                f"INSERT INTO episodic_items ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO episodic_items ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 fresh,
             )
 
@@ -180,9 +197,10 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[EpisodicHit]:
         self._check_open()
-        request = search_request(query, limit, session_id, since, until, self.full_text)
+        request = search_request(query, limit, session_id, since, until, self.full_text, namespace)
         if request is None:
             return []
         if self._episodes is not None:
@@ -197,6 +215,7 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        namespace: Namespaces = None,
     ) -> list[list[EpisodicHit]]:
         """``[await search(q, ...) for q in queries]`` — the same hits — in one pass. Every
         query is validated before any runs.
@@ -208,7 +227,8 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         evaluates a query without the GIL, so a batch uses every core."""
         self._check_open()
         requests = [
-            search_request(q, limit, session_id, since, until, self.full_text) for q in queries
+            search_request(q, limit, session_id, since, until, self.full_text, namespace)
+            for q in queries
         ]
         todo = [r for r in requests if r is not None]
         if self._episodes is not None and todo:
@@ -250,16 +270,19 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
 
-    async def days(self, session_id: str) -> dict[date, list[TranscriptEntry]]:
+    async def days(
+        self, session_id: str, *, namespace: Namespaces = None
+    ) -> dict[date, list[TranscriptEntry]]:
         self._check_open()
         check_session_id(session_id)
+        scope, scope_params = _scope_sql(normalize_namespaces(namespace), "namespace")
 
         def read(conn: sqlite3.Connection) -> list[TranscriptEntry]:
             cur = conn.execute(
                 "SELECT id, session_id, turn_number, user_message, assistant_message, "
                 "created_at_us, metadata FROM episodic_items "
-                "WHERE session_id = ? AND kind = 'turn' ORDER BY turn_number",
-                (session_id,),
+                f"WHERE session_id = ? AND kind = 'turn'{scope} ORDER BY turn_number",
+                (session_id, *scope_params),
             )
             return [entry_from_row(row) for row in cur]
 
@@ -282,13 +305,26 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "storing a day summary") from exc
 
-    async def get_day_summaries(self, session_id: str) -> list[DaySummary]:
+    async def get_day_summaries(
+        self, session_id: str, *, namespace: Namespaces = None
+    ) -> list[DaySummary]:
+        """The session's summaries; with ``namespace``, only if the session's turns are indexed
+        in one of those scopes (a summary is of a session, and a session is in one scope)."""
         self._check_open()
         check_session_id(session_id)
-        try:
-            rows = await self._db.run(
-                lambda conn: conn.execute(SUMMARIES_SQL, (session_id, self.timezone)).fetchall()
+        scopes = normalize_namespaces(namespace)
+        sql = SUMMARIES_SQL
+        params: tuple[str, ...] = (session_id, self.timezone)
+        if scopes is not None:
+            scope, scope_params = _scope_sql(scopes, "namespace")
+            sql = SUMMARIES_SQL.replace(
+                "ORDER BY day",
+                "AND EXISTS (SELECT 1 FROM episodic_items WHERE session_id = ? AND kind = 'turn'"
+                f"{scope}) ORDER BY day",
             )
+            params = (session_id, self.timezone, session_id, *scope_params)
+        try:
+            rows = await self._db.run(lambda conn: conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "reading day summaries") from exc
         return [summary_from_row(r) for r in rows]

@@ -13,6 +13,7 @@ from typing import Any
 
 from remem.errors import NotFoundError, StoreError
 from remem.models import TranscriptEntry, TranscriptSession
+from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
 from remem.stores.sqlite.embedded import (
@@ -23,8 +24,9 @@ from remem.stores.sqlite.embedded import (
 )
 from remem.stores.transcript import check_entries, check_page, check_session, check_session_id
 
-SCHEMA_VERSION = 1
-"""The transcript schema version this remem writes (``remem migrate`` compares it)."""
+SCHEMA_VERSION = 2
+"""The transcript schema version this remem writes (``remem migrate`` compares it).
+v2: sessions carry their ``namespace`` (the scope); a v1 file's sessions get ``'default'``."""
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS transcript_sessions (
@@ -32,7 +34,8 @@ _SCHEMA = (
         model_name    TEXT,
         title         TEXT,
         created_at_us INTEGER NOT NULL,
-        metadata      TEXT NOT NULL
+        metadata      TEXT NOT NULL,
+        namespace     TEXT NOT NULL DEFAULT 'default'
     )""",
     """CREATE TABLE IF NOT EXISTS transcript_entries (
         seq               INTEGER PRIMARY KEY,
@@ -50,6 +53,23 @@ _SCHEMA = (
         BEFORE UPDATE ON transcript_entries
         BEGIN SELECT RAISE(ABORT, 'transcript entries are immutable'); END""",
 )
+
+_SESSION_COLUMNS = "session_id, model_name, title, created_at_us, metadata, namespace"
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """v1 → v2: add the sessions' namespace column (existing sessions are in ``'default'``) and
+    its index; a no-op once done."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(transcript_sessions)")}
+    if "namespace" not in columns:
+        conn.execute(
+            "ALTER TABLE transcript_sessions ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default'"
+        )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS transcript_sessions_namespace "
+        "ON transcript_sessions (namespace, created_at_us)"
+    )
+
 
 _INSERT = (
     "INSERT INTO transcript_entries (id, session_id, turn_number, user_message, "
@@ -102,6 +122,7 @@ class SQLiteTranscriptStore(StoreLifecycle):
             schema=_SCHEMA,
             schema_version=SCHEMA_VERSION,
             durability=durability,
+            upgrade=_upgrade,
         )
         self._pending: list[_Append] = []
         self._pending_lock = threading.Lock()
@@ -132,10 +153,14 @@ class SQLiteTranscriptStore(StoreLifecycle):
             session.title,
             to_micros(session.created_at),
             dump_metadata(session.metadata),
+            session.namespace,
         )
 
         def insert(conn: sqlite3.Connection) -> None:
-            conn.execute("INSERT INTO transcript_sessions VALUES (?, ?, ?, ?, ?)", row)
+            conn.execute(
+                f"INSERT INTO transcript_sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                row,
+            )
 
         try:
             await self._db.run(lambda conn: write_transaction(conn, insert))
@@ -146,16 +171,24 @@ class SQLiteTranscriptStore(StoreLifecycle):
         self._check_open()
         check_session_id(session_id)
         rows = await self._read(
-            "SELECT * FROM transcript_sessions WHERE session_id = ?", (session_id,)
+            f"SELECT {_SESSION_COLUMNS} FROM transcript_sessions WHERE session_id = ?",
+            (session_id,),
         )
         if not rows:
             raise _unknown_session(session_id)
         return _session(rows[0])
 
-    async def list_sessions(self) -> list[TranscriptSession]:
+    async def list_sessions(self, *, namespace: Namespaces = None) -> list[TranscriptSession]:
         self._check_open()
+        scopes = normalize_namespaces(namespace)
+        where, params = "", tuple[str, ...]()
+        if scopes is not None:
+            where = f" WHERE namespace IN ({', '.join('?' * len(scopes))})"
+            params = scopes
         rows = await self._read(
-            "SELECT * FROM transcript_sessions ORDER BY created_at_us, session_id", ()
+            f"SELECT {_SESSION_COLUMNS} FROM transcript_sessions{where} "
+            "ORDER BY created_at_us, session_id",
+            params,
         )
         return [_session(row) for row in rows]
 
@@ -308,10 +341,11 @@ def _unknown_session(session_id: str) -> NotFoundError:
 
 
 def _session(row: tuple[Any, ...]) -> TranscriptSession:
-    session_id, model_name, title, created_at_us, metadata = row
+    session_id, model_name, title, created_at_us, metadata, namespace = row
     # Rows were validated on the way in; skip re-validation on the read path.
     return TranscriptSession.model_construct(
         session_id=session_id,
+        namespace=namespace,
         model_name=model_name,
         title=title,
         created_at=from_micros(created_at_us),
