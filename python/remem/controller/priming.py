@@ -18,6 +18,11 @@ Gathered once per session start and handed to :class:`remem.context.Primer`, whi
   ``token_budget`` caps what the whole priming costs when rendered (both in the Primer).
 
 ``enabled=False`` primes nothing and reads no store.
+
+With a ``namespace`` every item comes from that scope alone: its entities (and so their facts),
+its insights and summaries, and earlier sessions whose ``TranscriptSession.namespace`` is it —
+a session of B is never primed with A's graph or A's conversations. Without one (the
+single-scope default) every scope is read, as before.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ async def prime_session(
     primer = Primer(config)
     if not config.enabled:
         return primer.prime(now=now)
-    entities, facts = await _graph_items(sources.graph, config, now)
+    entities, facts = await _graph_items(sources.graph, config, now, namespace)
     insights: list[ContextCandidate] = []
     summaries: list[ContextCandidate] = []
     if config.max_insights or config.max_summaries:
@@ -87,7 +92,9 @@ async def prime_session(
         known_facts=facts,
         insights=insights,
         summaries=summaries,
-        previous_sessions=await _previous_sessions(sources.transcript, config, session_id),
+        previous_sessions=await _previous_sessions(
+            sources.transcript, config, session_id, namespace
+        ),
     )
 
 
@@ -106,11 +113,11 @@ def _record_item(record: MemoryRecord, now: datetime) -> ContextCandidate:
 
 
 async def _graph_items(
-    graph: GraphStore, config: PrimingConfig, now: datetime
+    graph: GraphStore, config: PrimingConfig, now: datetime, namespace: str | None
 ) -> tuple[list[ContextCandidate], list[ContextCandidate]]:
     if not config.top_entities:
         return [], []
-    entities = await graph.list_entities()
+    entities = await graph.list_entities(namespace=namespace)
     if not entities:
         return [], []
     counts = await graph.relationship_counts([e.id for e in entities])
@@ -125,6 +132,8 @@ async def _graph_items(
         entity_items.append(ContextCandidate.from_entity(e, score=score))
         if config.max_known_facts:
             for rel in await graph.relationships(e.id, direction="out", at=now):
+                if namespace is not None and rel.target_id not in names:  # another scope's
+                    continue
                 item = ContextCandidate.from_relationship(rel, names, score=score)
                 held = rel.valid_from or rel.created_at
                 # Dated like every other memory in the prompt: when the fact began to hold.
@@ -133,11 +142,18 @@ async def _graph_items(
 
 
 async def _previous_sessions(
-    transcript: TranscriptStore | None, config: PrimingConfig, session_id: str
+    transcript: TranscriptStore | None,
+    config: PrimingConfig,
+    session_id: str,
+    namespace: str | None,
 ) -> list[list[HistoryTurn]]:
     if transcript is None or not config.previous_sessions or not config.previous_session_turns:
         return []
-    sessions = [s for s in await transcript.list_sessions() if s.session_id != session_id]
+    sessions = [
+        s
+        for s in await transcript.list_sessions()
+        if s.session_id != session_id and (namespace is None or s.namespace == namespace)
+    ]
     out: list[list[HistoryTurn]] = []
     for session in sessions[::-1][: config.previous_sessions]:  # listed oldest first
         try:

@@ -22,6 +22,7 @@ class TranscriptSession(Model):
     session_id: Identifier
     model_name: str | None = None
     title: StoredText | None = None
+    namespace: Identifier = "default"
     created_at: UTCDateTime = pydantic.Field(default_factory=_now)
     metadata: Metadata = pydantic.Field(default_factory=dict)
 
