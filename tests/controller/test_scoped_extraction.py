@@ -35,9 +35,7 @@ async def extract_in(stack: Stack, namespace: str, city: str) -> list[str]:
     entry: TranscriptEntry = await stack.controller.record_turn(
         f"s-{namespace}", f"I live in {city}", "ok"
     )
-    records = await stack.controller.apply_extraction(
-        lives_in(city), [entry], namespace=namespace
-    )
+    records = await stack.controller.apply_extraction(lives_in(city), [entry], namespace=namespace)
     return [r.namespace for r in records]
 
 
