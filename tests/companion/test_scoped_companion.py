@@ -3,9 +3,14 @@
 A's secret is written through A's companion (extracted facts, graph entities and relationships,
 the message memory) and through ``remember`` in A; B's companion then asks for it. Each check
 also runs as A, so a check that could never see the secret (and so proves nothing) fails.
+Every test runs on the embedded files and on PostgreSQL.
 """
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,11 +19,23 @@ from remem.brains import Completion, ScriptedBrain, ToolCall
 from remem.companion import Companion, CompanionConfig
 from remem.context import PrimingConfig
 from remem.errors import InvalidArgumentError
-from remem.models import MemoryKind
+from remem.models import ManualClock, MemoryKind
 from tests.companion.doubles import PatternExtractor
 
 SECRETS = ("Zanzibar", "Initech", "OCELOT")
 QUESTION = "Where do I live, where is my job at, and what is my secret code?"
+
+
+@pytest.fixture(params=["embedded", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def runtime(
+    tmp_path: Path, clock: ManualClock, request: pytest.FixtureRequest
+) -> AsyncIterator[remem.Runtime]:
+    """The conftest's embedded Runtime, and the same on PostgreSQL."""
+    backend: dict[str, Any] = {}
+    if request.param == "postgres":
+        backend = {"backend": "postgres", "dsn": request.getfixturevalue("pg_dsn")}
+    async with remem.Runtime.open(tmp_path / "memory", clock=clock, **backend) as rt:
+        yield rt
 
 
 def search_call(query: str) -> Completion:
