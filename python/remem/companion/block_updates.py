@@ -103,6 +103,7 @@ class BlockUpdater:
         user_block: str,
         extractor: Extractor | None,
         consolidator: Consolidator | None,
+        namespace: str = "default",
     ) -> None:
         self.brain = brain
         self.controller = controller
@@ -111,6 +112,7 @@ class BlockUpdater:
         self.user_block = user_block
         self.extractor = extractor
         self.consolidator = consolidator
+        self.namespace = namespace
 
     async def after_turn(
         self, entry: TranscriptEntry, *, now: datetime, budget: RetryBudget
@@ -118,9 +120,12 @@ class BlockUpdater:
         """Extract ``entry``, supersede, write the user's new facts (see the module docstring)."""
         if self.extractor is None:
             return PostTurnReport()
-        context = ExtractionContext(session_id=entry.session_id, now=now)
+        context = ExtractionContext(session_id=entry.session_id, now=now, namespace=self.namespace)
         result = await self.extractor.extract([entry], context=context)
-        records = await self.controller.apply_extraction(result, [entry], now=now)
+        # The companion's scope, not whatever the transcript says: its facts are its namespace's.
+        records = await self.controller.apply_extraction(
+            result, [entry], now=now, namespace=self.namespace
+        )
         supersessions: Sequence[SupersessionLike] = ()
         if self.consolidator is not None and records:
             supersessions = await self.consolidator.supersede_contradictions(records)

@@ -45,6 +45,7 @@ from remem.companion.block_updates import BlockUpdater, PostTurnReport, RetryBud
 from remem.companion.config import CompanionConfig
 from remem.companion.prompt import USER_MESSAGE_ORIGIN, CompanionPrompt, build_prompt
 from remem.companion.protocols import Consolidator
+from remem.companion.scope import claim_session
 from remem.companion.tools import MemoryTools, ToolOutcome
 from remem.companion.turn_stream import CANCELLED_REPLY, TurnProgress, TurnStream
 from remem.context import ContextAssembler, Priming
@@ -129,6 +130,7 @@ class Companion:
         self._assembler = ContextAssembler(self.config.assembler_config())
         self._histories: dict[str, list[TranscriptEntry]] = {}
         self._primings: dict[str, Priming] = {}
+        self._claimed: set[str] = set()
         self._closed = False
 
     @property
@@ -155,13 +157,20 @@ class Companion:
     ) -> CompanionPrompt:
         """The prompt the brain would get for ``user_message`` now (nothing is recorded)."""
         self._check(user_message, session_id)
-        prompt, _ = await self._prompt(user_message, session_id, now)
+        prompt, _ = await self._prompt(user_message, session_id, now, create=False)
         return prompt
 
     async def _prompt(
-        self, user_message: str, session_id: str, now: datetime | None
+        self, user_message: str, session_id: str, now: datetime | None, *, create: bool = True
     ) -> tuple[CompanionPrompt, MemoryTools]:
         at = now if now is not None else self.controller.clock.now()
+        if session_id not in self._claimed:
+            # Before the history is read: another namespace's session is refused, not shown.
+            await claim_session(
+                self.controller, session_id, self.config.namespace, at, create=create
+            )
+            if create:
+                self._claimed.add(session_id)
         blocks = await self.blocks()
         tools = MemoryTools(self.controller, blocks, self.config)
         prompt = await build_prompt(
@@ -315,6 +324,7 @@ class Companion:
             user_block=self.config.user_block,
             extractor=self.extractor,
             consolidator=self.consolidator,
+            namespace=self.config.namespace,
         )
         report = PostTurnReport()
         try:

@@ -95,6 +95,9 @@ class CompanionConfig:
     priming: PrimingConfig | Literal["controller"] | None = field(default_factory=_default_priming)
     blocks: CoreMemoryConfig = field(default_factory=CoreMemoryConfig)
     namespace: str = "default"
+    """The companion's one scope: its blocks, recall, ``search_memory``, priming, extracted
+    facts and entities, message memories and the sessions it creates (see
+    :mod:`remem.companion.scope`)."""
     user_block: str = "user"
 
     def __post_init__(self) -> None:

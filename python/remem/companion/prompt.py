@@ -34,6 +34,7 @@ from typing import Any
 from remem.blocks import CoreMemory
 from remem.brains import Message
 from remem.companion.config import CompanionConfig, EarlierValues
+from remem.companion.scope import scoped_recall
 from remem.context import (
     SECTION_TITLES,
     AssembledContext,
@@ -274,7 +275,9 @@ async def build_prompt(
         candidates += block_candidates(blocks)
     recalled: list[ScoredMemory] = []
     if config.recalls:
-        recalled = await controller.recall(
+        recalled = await scoped_recall(
+            controller,
+            config.namespace,
             user_message,
             k=config.recall_k,
             stages=config.recall_stages,

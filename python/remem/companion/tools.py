@@ -21,6 +21,7 @@ from remem.blocks import tool_schemas as block_tool_schemas
 from remem.blocks.tools import TOOL_NAMES as BLOCK_TOOLS
 from remem.brains import ToolCall, ToolSpec
 from remem.companion.config import CompanionConfig
+from remem.companion.scope import scoped_recall
 from remem.controller import MemoryController
 from remem.errors import InputError
 
@@ -118,7 +119,9 @@ class MemoryTools:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_SEARCH_K:
             return f"Error: k must be an integer in 1..{MAX_SEARCH_K}"
         try:
-            hits = await self.controller.recall(
+            hits = await scoped_recall(
+                self.controller,
+                self.config.namespace,
                 query,
                 k=k,
                 stages=self.config.recall_stages,

@@ -146,6 +146,7 @@ class MemoryController:
             remember=self.remember,
             failures=self._failures,
             now=self.clock.now,
+            transcript=stores.transcript,
         )
         self._closed = False
 
@@ -341,16 +342,18 @@ class MemoryController:
         entries: Sequence[TranscriptEntry],
         *,
         now: datetime | None = None,
+        namespace: str | None = None,
     ) -> list[MemoryRecord]:
         """Apply an extractor's ``result`` for ``entries`` (turns of one session) now, exactly as
-        background extraction would; return the memory records created.
+        background extraction would; return the memory records created. Everything is written
+        in ``namespace`` (default: the session's ``TranscriptSession.namespace``).
 
         For callers that run their extractor themselves (the companion extracts each finished
         turn and then updates its core blocks from the new records).
         """
         self._check_open()
         return await self._extraction.apply_now(
-            result, entries, now if now is not None else self.clock.now()
+            result, entries, now if now is not None else self.clock.now(), namespace
         )
 
     async def flush_extraction(self) -> None:

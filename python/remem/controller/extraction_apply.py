@@ -1,6 +1,7 @@
 """Applying an ExtractionResult: entities through the resolver, relationships into the graph,
 memories through ``remember`` (provenance: ``source_type="extraction"``, ``source_id`` = the
-last turn's id, ``parent_ids`` = every turn id of the batch).
+last turn's id, ``parent_ids`` = every turn id of the batch), all in the batch's namespace (the
+session's scope: one ``user`` entity per namespace, never one shared by every scope).
 
 Relationship ids are deterministic (sha256 of source, type, target and the batch's turn ids),
 so applying the same batch twice is detected by the graph store instead of duplicating edges.
@@ -49,8 +50,10 @@ async def apply_extraction(
     graph_store: GraphStore,
     remember: Remember,
     now: datetime,
+    namespace: str = "default",
 ) -> list[MemoryRecord]:
-    """Apply ``result`` to the stores; return the memory records it created, in order."""
+    """Apply ``result`` to the stores in ``namespace``; return the memory records it created,
+    in order."""
     if not isinstance(result, ExtractionResult):
         raise InvalidArgumentError(
             f"the extractor returned {type(result).__name__}; return an ExtractionResult"
@@ -70,19 +73,21 @@ async def apply_extraction(
         types.setdefault(r.target, None)
     resolved: dict[str, ResolvedEntity] = {}
     for name, etype in types.items():
-        resolved[name] = await resolver.resolve(name, etype)
+        resolved[name] = await resolver.resolve(name, etype, namespace)
     if resolved:
         await resolver.upsert_resolved(list(resolved.values()), provenance=provenance)
     rels = []
     for r in result.relationships:
         src, dst = resolved[r.source].entity_id, resolved[r.target].entity_id
         key = "\x1f".join((src, r.relation_type, dst, *turn_ids)).encode("utf-8")
+        # The entity ids already differ per namespace (entity_id_for hashes it), so the key does.
         rels.append(
             Relationship(
                 id="rel-" + hashlib.sha256(key).hexdigest()[:24],
                 source_id=src,
                 target_id=dst,
                 relation_type=r.relation_type,
+                namespace=namespace,
                 attributes={"exclusive": True} if r.exclusive else {},
                 valid_from=r.valid_from,
                 provenance=provenance.replace(confidence=r.confidence),
@@ -97,6 +102,7 @@ async def apply_extraction(
             "kind": m.kind,
             "provenance": provenance.replace(confidence=m.confidence),
             "session_id": batch.session_id,
+            "namespace": namespace,
         }
         if m.entities:
             kwargs["entities"] = list(m.entities)

@@ -9,6 +9,11 @@ recorded in the failure log with its turn ids; it never reaches the caller.
 :meth:`apply_now` applies a result the caller extracted itself, exactly as the worker would
 (with or without an extractor: the companion runs its own).
 
+Every batch is applied in its session's namespace (``TranscriptSession.namespace``, read once
+per session from the transcript store and cached: a session never changes scope), so facts and
+entities extracted from B's turns are B's. Without a transcript store, or for a session it does
+not hold, the namespace is ``"default"`` — the scope a turn without a session record has.
+
 Example::
 
     extraction = BackgroundExtraction(extractor, cfg.extraction, resolver=r, graph_store=g,
@@ -26,11 +31,12 @@ from remem.controller.config import ExtractionConfig
 from remem.controller.extraction import ExtractionContext, ExtractionResult, Extractor
 from remem.controller.extraction_apply import apply_extraction
 from remem.controller.extraction_queue import ExtractionBatch, ExtractionQueue
-from remem.errors import InvalidArgumentError
+from remem.errors import InvalidArgumentError, NotFoundError
 from remem.failures import BackgroundFailure, FailureLog
 from remem.graph import EntityResolver
 from remem.models import MemoryRecord, TranscriptEntry
 from remem.stores.graph import GraphStore
+from remem.stores.transcript import TranscriptStore
 
 Remember = Callable[..., Awaitable[MemoryRecord]]
 
@@ -48,8 +54,11 @@ class BackgroundExtraction:
         remember: Remember,
         failures: FailureLog,
         now: Callable[[], datetime],
+        transcript: TranscriptStore | None = None,
     ) -> None:
         self.extractor = extractor
+        self._transcript = transcript
+        self._namespaces: dict[str, str] = {}
         self._resolver = resolver
         self._graph = graph_store
         self._remember = remember
@@ -91,18 +100,40 @@ class BackgroundExtraction:
         result: ExtractionResult,
         entries: Sequence[TranscriptEntry],
         now: datetime,
+        namespace: str | None = None,
     ) -> list[MemoryRecord]:
-        """Apply ``result`` for ``entries`` (turns of one session) as the worker would."""
-        return await self._apply(result, _one_session(entries), now)
+        """Apply ``result`` for ``entries`` (turns of one session) as the worker would, in
+        ``namespace`` (default: the session's)."""
+        batch = _one_session(entries)
+        if namespace is None:
+            namespace = await self.namespace_of(batch.session_id)
+        return await self._apply(result, batch, now, namespace)
+
+    async def namespace_of(self, session_id: str) -> str:
+        """The namespace of ``session_id``'s transcript session (``"default"`` if unknown)."""
+        known = self._namespaces.get(session_id)
+        if known is not None:
+            return known
+        namespace = "default"
+        if self._transcript is not None:
+            try:
+                namespace = (await self._transcript.get_session(session_id)).namespace
+            except NotFoundError:
+                return namespace  # not cached: the session may be created later
+        self._namespaces[session_id] = namespace
+        return namespace
 
     async def _run(self, batch: ExtractionBatch) -> None:
         assert self.extractor is not None
-        context = ExtractionContext(session_id=batch.session_id, now=self._now())
+        namespace = await self.namespace_of(batch.session_id)
+        context = ExtractionContext(
+            session_id=batch.session_id, now=self._now(), namespace=namespace
+        )
         result = await self.extractor.extract(batch.entries, context=context)
-        await self._apply(result, batch, context.now)
+        await self._apply(result, batch, context.now, namespace)
 
     async def _apply(
-        self, result: ExtractionResult, batch: ExtractionBatch, now: datetime
+        self, result: ExtractionResult, batch: ExtractionBatch, now: datetime, namespace: str
     ) -> list[MemoryRecord]:
         return await apply_extraction(
             result,
@@ -111,6 +142,7 @@ class BackgroundExtraction:
             graph_store=self._graph,
             remember=self._remember,
             now=now,
+            namespace=namespace,
         )
 
     def _failed(self, batch: ExtractionBatch, exc: BaseException) -> None:

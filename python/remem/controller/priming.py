@@ -18,6 +18,11 @@ Gathered once per session start and handed to :class:`remem.context.Primer`, whi
   ``token_budget`` caps what the whole priming costs when rendered (both in the Primer).
 
 ``enabled=False`` primes nothing and reads no store.
+
+With a ``namespace`` every item comes from that scope alone: its entities (and so their facts),
+its insights and summaries, and earlier sessions whose ``TranscriptSession.namespace`` is it —
+a session of B is never primed with A's graph or A's conversations. Without one (the
+single-scope default) every scope is read, as before.
 """
 
 from __future__ import annotations
@@ -132,6 +137,8 @@ async def _graph_items(
         entity_items.append(ContextCandidate.from_entity(e, score=score))
         if config.max_known_facts:
             for rel in await graph.relationships(e.id, direction="out", at=now):
+                if namespace is not None and rel.target_id not in names:  # another scope's
+                    continue
                 item = ContextCandidate.from_relationship(rel, names, score=score)
                 held = rel.valid_from or rel.created_at
                 # Dated like every other memory in the prompt: when the fact began to hold.

@@ -30,7 +30,7 @@ from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import EpisodeKind, EpisodicHit, MemoryRecord, MemoryStage
 from remem.staging import STAGED, CollectionManager, StagedScore, record_metadata
 from remem.stores.episodic import EpisodicStore, search_many, turn_text
-from remem.stores.filters import matches
+from remem.stores.filters import And, Compare, matches
 from remem.stores.records import RecordStore
 from remem.stores.transcript import TranscriptStore
 from remem.writebehind.direct import USER_CHARS_KEY
@@ -131,7 +131,7 @@ class Retrieval:
             or MemoryStage.LONG_TERM not in options.memory_stages
         ):
             return []
-        scopes = options.namespaces if options.namespaces is not None else options.namespace
+        scopes = options.namespaces if options.namespaces is not None else graph_namespace(options)
         mentions = await self.matcher.match(query, namespace=scopes)
         if not mentions:
             return []
@@ -159,3 +159,22 @@ class Retrieval:
             and r.lifecycle.stage in allowed
             and matches(options.where_node, record_metadata(r))
         }
+
+
+def graph_namespace(options: RecallOptions) -> str:
+    """The namespace whose entities an unscoped recall's graph retrieval matches: the one a filter
+    pins with a single ``{"namespace": ns}`` equality, else the recall's (``namespace=`` wins
+    over both: see :meth:`Retrieval.graph`).
+
+    Looking in ``"default"`` while the filter asks for B would find none of B's entities (and
+    A's would only be dropped afterwards by the filter)."""
+    node = options.where_node
+    terms = node.children if isinstance(node, And) else (node,)
+    for term in terms:
+        if (
+            isinstance(term, Compare)
+            and (term.field, term.op) == ("namespace", "$eq")
+            and isinstance(term.value, str)
+        ):
+            return term.value
+    return options.namespace

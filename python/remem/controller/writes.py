@@ -211,7 +211,8 @@ class MemoryWriter:
     async def supersede_many(self, items: Sequence[tuple[str, str, datetime | None]]) -> None:
         """Each ``(old_id, new_id, at)``: ``old_id`` replaced by ``new_id`` with ``valid_to`` at
         ``at`` (None = now). All or nothing in the record store; a replacement must be live
-        before the call (a chain 1 → 2 → 3 in one batch is fine)."""
+        before the call (a chain 1 → 2 → 3 in one batch is fine) and in the old record's
+        namespace."""
         if isinstance(items, str) or not isinstance(items, Sequence):
             raise InvalidArgumentError("supersede_many takes a list of (old_id, new_id, at)")
         now = self._now()
@@ -237,6 +238,12 @@ class MemoryWriter:
                     "be superseded"
                 )
             new = found[new_id]
+            if new.namespace != found[old_id].namespace:
+                # A scope's memory is never replaced by another scope's (B cannot end A's facts).
+                raise InvalidArgumentError(
+                    f"{new_id!r} is in namespace {new.namespace!r} and {old_id!r} in "
+                    f"{found[old_id].namespace!r}; a memory is superseded within its namespace"
+                )
             if new.superseded_by is not None or new.lifecycle.stage is MemoryStage.DELETED:
                 raise InvalidArgumentError(
                     f"{new_id!r} is itself superseded or deleted; supersede with a live memory"

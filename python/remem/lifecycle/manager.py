@@ -33,6 +33,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
@@ -51,6 +52,7 @@ from remem.models import Clock, MemoryRecord, MemoryStage, SystemClock, require_
 from remem.staging import STAGED, CollectionManager
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.records import RecordStore
+from remem.stores.vector_input import check_id
 
 __all__ = ["LifecycleManager"]
 
@@ -117,15 +119,43 @@ class LifecycleManager(StoreLifecycle):
 
     # -- preview --------------------------------------------------------------------------------
 
-    async def preview(self, now: datetime | None = None) -> LifecyclePlan:
+    async def preview(
+        self, now: datetime | None = None, *, namespace: str | None = None
+    ) -> LifecyclePlan:
         """The plan for ``now`` (default: the clock's time); changes nothing.
 
-        Covers every record in the store with one columnar read and one native scoring pass.
+        Covers every record in the store with one columnar read and one native scoring pass;
+        with ``namespace``, only that scope's records (the rules score each record on its own,
+        so the changes are the whole plan's changes of those records, and a plan shown to B
+        names none of A's memories). Executing a namespace's plan changes only its records.
         """
         await self._ready()
         at = require_aware(now, field="now") if now is not None else self.clock.now()
+        if namespace is not None:
+            check_id(namespace, field="namespace")
         cols = await self.record_store.lifecycle_columns()
-        return evaluate_rules(cols, at, self.decay_config, self.promotion_config)
+        plan = evaluate_rules(cols, at, self.decay_config, self.promotion_config)
+        if namespace is None:
+            return plan
+        return await self._in_namespace(plan, cols.ids, namespace)
+
+    async def _in_namespace(
+        self, plan: LifecyclePlan, scanned_ids: Sequence[str], namespace: str
+    ) -> LifecyclePlan:
+        """``plan`` cut to the records of ``namespace`` (one scan of that scope's records)."""
+        # The columnar read has no namespace column; the scope's ids come from one scan.
+        mine = {
+            r.id for r in await self.record_store.scan(namespace=namespace, include_superseded=True)
+        }
+        return dataclasses.replace(
+            plan,
+            scanned=sum(1 for i in scanned_ids if i in mine),
+            promote=tuple(c for c in plan.promote if c.id in mine),
+            decay=tuple(c for c in plan.decay if c.id in mine),
+            delete=tuple(c for c in plan.delete if c.id in mine),
+            reactivate=tuple(c for c in plan.reactivate if c.id in mine),
+            namespace=namespace,
+        )
 
     # -- execute --------------------------------------------------------------------------------
 

@@ -92,6 +92,8 @@ class LifecyclePlan:
     delete: tuple[PlannedChange, ...] = ()
     reactivate: tuple[PlannedChange, ...] = ()
     plan_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    namespace: str | None = None
+    """The scope the plan covers (``preview(namespace=...)``); None: every record."""
 
     @classmethod
     def empty(
@@ -129,7 +131,8 @@ class LifecyclePlan:
         d = self.decay_config
         lines = [
             f"lifecycle plan {self.plan_id} at {self.created_at.isoformat()}: "
-            f"{self.total} change(s) among {self.scanned} record(s)",
+            f"{self.total} change(s) among {self.scanned} record(s)"
+            + ("" if self.namespace is None else f" of namespace {self.namespace!r}"),
             f"  settings: decay_rate={d.decay_rate}/h decay_threshold={d.decay_threshold} "
             f"promotion_threshold={d.promotion_threshold} "
             f"short_term_min_age_hours={d.short_term_min_age_hours} "
