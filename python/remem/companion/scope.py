@@ -1,10 +1,10 @@
 """The companion's scope: every read it makes and every session it creates are its namespace's.
 
 ``CompanionConfig.namespace`` is the one scope of a companion. Recall goes through
-:func:`scoped_recall` (one place, so moving from the ``filters`` pin to recall's own
-``namespace=`` argument is a one-line edit); a session is created in the namespace before its
-first turn (:func:`claim_session`), and a session that belongs to another namespace is refused,
-so companion B cannot continue — and be primed with — A's conversation.
+:func:`scoped_recall` (recall's ``namespace=``, pushed into every index); a session is created
+in the namespace before its first turn (:func:`claim_session`), and a session that belongs to
+another namespace is refused, so companion B cannot continue — and be primed with — A's
+conversation.
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ async def scoped_recall(
     sources: Sequence[str],
 ) -> list[ScoredMemory]:
     """``controller.recall`` limited to ``namespace`` (records, notes, turns and graph facts)."""
-    return await controller.recall(
-        query, k=k, stages=stages, sources=sources, filters={"namespace": namespace}
-    )
+    return await controller.recall(query, k=k, stages=stages, sources=sources, namespace=namespace)
 
 
 async def claim_session(

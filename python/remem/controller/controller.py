@@ -438,11 +438,15 @@ class MemoryController:
         self._check_open()
         return await self._writer.forget(ids)
 
-    async def supersede(self, old_id: str, new_id: str, *, at: datetime | None = None) -> None:
+    async def supersede(
+        self, old_id: str, new_id: str, *, at: datetime | None = None, across_scopes: bool = False
+    ) -> None:
         """Mark ``old_id`` as replaced by ``new_id``: kept in the record store, never recalled.
-        Its ``valid_to`` becomes ``at`` (default now) unless it already ended earlier."""
+        Its ``valid_to`` becomes ``at`` (default now) unless it already ended earlier. Both must
+        be in one namespace (B cannot end A's facts) unless ``across_scopes`` — an explicit
+        handoff (:meth:`remem.multiagent.MultiAgentMemoryController.handoff`) and nothing else."""
         self._check_open()
-        await self._writer.supersede(old_id, new_id, at=at)
+        await self._writer.supersede_many([(old_id, new_id, at)], across_scopes=across_scopes)
 
     async def supersede_many(self, items: Sequence[tuple[str, str, datetime | None]]) -> None:
         """``supersede`` for many ``(old_id, new_id, at)`` triples: one record-store batch (all

@@ -208,11 +208,13 @@ class MemoryWriter:
         """``old_id`` is replaced by ``new_id``: kept for history, never recalled again."""
         await self.supersede_many([(old_id, new_id, at)])
 
-    async def supersede_many(self, items: Sequence[tuple[str, str, datetime | None]]) -> None:
+    async def supersede_many(
+        self, items: Sequence[tuple[str, str, datetime | None]], *, across_scopes: bool = False
+    ) -> None:
         """Each ``(old_id, new_id, at)``: ``old_id`` replaced by ``new_id`` with ``valid_to`` at
         ``at`` (None = now). All or nothing in the record store; a replacement must be live
         before the call (a chain 1 → 2 → 3 in one batch is fine) and in the old record's
-        namespace."""
+        namespace unless ``across_scopes`` (an explicit handoff)."""
         if isinstance(items, str) or not isinstance(items, Sequence):
             raise InvalidArgumentError("supersede_many takes a list of (old_id, new_id, at)")
         now = self._now()
@@ -238,7 +240,7 @@ class MemoryWriter:
                     "be superseded"
                 )
             new = found[new_id]
-            if new.namespace != found[old_id].namespace:
+            if new.namespace != found[old_id].namespace and not across_scopes:
                 # A scope's memory is never replaced by another scope's (B cannot end A's facts).
                 raise InvalidArgumentError(
                     f"{new_id!r} is in namespace {new.namespace!r} and {old_id!r} in "

@@ -277,7 +277,7 @@ class MultiAgentMemoryController:
                 metadata=metadata,
                 valid_from=record.valid_from,
             )
-            await self._controller.supersede(record.id, copy.id)
+            await self._controller.supersede(record.id, copy.id, across_scopes=True)
             moved.append(copy)
         return moved
 
