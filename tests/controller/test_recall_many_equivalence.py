@@ -66,9 +66,8 @@ def _key(results: list[list[Any]]) -> list[list[tuple[str, float]]]:
 
 def test_recall_many_equals_looped_recall(tmp_path: Path, backend: dict[str, str]) -> None:
     loop = asyncio.new_event_loop()
-    rt = remem.Runtime.open(
-        tmp_path / "m", clock=ManualClock(T0), embedding_provider="hashing", **backend
-    )
+    opts: dict[str, Any] = {"embedding_provider": "hashing", **backend}
+    rt = remem.Runtime.open(tmp_path / "m", clock=ManualClock(T0), **opts)
     try:
         loop.run_until_complete(rt.start())
         loop.run_until_complete(_fill(rt))
