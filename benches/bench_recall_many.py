@@ -20,7 +20,10 @@ Run: ``pytest benches/bench_recall_many.py --benchmark-only -s`` (one world per 
   ``graph`` runs as concurrent per-query tasks, so its figure sums overlapping spans;
   ``total`` minus the others is the rest (neighbour propagation, prior cuts, access
   bookkeeping). Measured once on a shared 2-core machine at load ~11 (10k):
-  texts 1.27 s, rank 1.02 s, vectors 0.33 s, eligible 0.15 s, graph 0.12 s, total 4.06 s.
+  texts 1.27 s, rank 1.02 s, vectors 0.33 s, eligible 0.15 s, graph 0.12 s, total 4.06 s
+  (remem 328 q/s, baseline 2,109 q/s); at 100k: vectors 3.57 s, texts 3.63 s, eligible
+  0.64 s, rank 0.85 s, graph 0.15 s, total 6.59 s (remem 192 q/s, baseline 237 q/s;
+  11 KiB resident per memory over the build).
 * ``kb_per_memory`` — resident-set growth (``ru_maxrss``) over building the world, per memory.
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
