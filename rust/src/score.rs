@@ -147,7 +147,8 @@ impl FusedInputs<'_> {
             ("access_counts", self.accesses),
             ("relationship_counts", self.relationships),
         ] {
-            if xs.iter().fold(0i64, |m, &c| m.min(c)) < 0 {
+            // OR keeps any sign bit and vectorises (AVX2 has no 64-bit integer min).
+            if xs.iter().fold(0i64, |m, &c| m | c) < 0 {
                 let index = xs.iter().position(|&c| c < 0).unwrap_or(0);
                 return Err(KernelError::OutOfRange {
                     name,

@@ -54,6 +54,7 @@ from remem.context.priming import Priming, PrimingConfig
 from remem.controller.config import ControllerConfig
 from remem.controller.extraction import ExtractionResult, Extractor
 from remem.controller.extraction_runner import BackgroundExtraction
+from remem.controller.gc_pause import gc_paused
 from remem.controller.graph_services import GraphServices
 from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall_options import (
@@ -616,7 +617,8 @@ class MemoryController:
             return []
         batch = await query_batch(self.collection_manager.embeddings, queries, vectors, options)
         await self.writes.barrier()
-        results = await self._recall.run(queries, batch, options, self.clock.now())
+        with gc_paused():  # see remem.controller.gc_pause: the collector cost a large share
+            results = await self._recall.run(queries, batch, options, self.clock.now())
         await self._books.note_access(results)
         self._books.emit("recall", started, queries=len(queries), k=k)
         return results

@@ -168,19 +168,22 @@ def linear_fusion(
             if key not in seen:
                 seen.add(key)
                 ranks.setdefault(key, {})[ranked.retriever] = (len(seen), float(raw))
+    # A fixed summation order (the weights' names sorted) keeps equal inputs bit-identical; the
+    # sort is hoisted out of the per-key loop (recall_many fuses ~50 keys × 1,000 queries).
+    ordered = sorted(weights.items())
     for key, row in features.items():
         if extras is not None and key in extras:
             row = {**row, **extras[key]}
         fused = Fused(key, features={f: x for f, x in row.items() if x != 0.0})
-        # A fixed summation order (the weights' names sorted) keeps equal inputs bit-identical.
-        for name in sorted(weights):
-            x = row.get(name, 0.0)
-            fused.score += weights[name] * x
+        score = 0.0
+        for name, w in ordered:
+            score += w * row.get(name, 0.0)
+        fused.score = score
+        items = sorted(row.items())
         for retriever, (rank, raw) in ranks[key].items():
+            prefix = f"{retriever}_"
             part = sum(
-                weights.get(f, 0.0) * x
-                for f, x in sorted(row.items())
-                if f == retriever or f.startswith(f"{retriever}_")
+                weights.get(f, 0.0) * x for f, x in items if f == retriever or f.startswith(prefix)
             )
             fused.parts[retriever] = (rank, raw, part)
         out[key] = fused
