@@ -70,13 +70,20 @@ def test_remember_recall_forget_scoped(http: httpx.Client) -> None:
 def test_turns_transcripts_context_and_core_blocks(http: httpx.Client) -> None:
     turn = http.post(
         "/v1/turns",
-        json={"session_id": "s-rest", "user_message": "I adopted a cat", "assistant_message": "!"},
+        json={
+            "session_id": "s-rest",
+            "user_message": "I adopted a cat",
+            "assistant_message": "!",
+            "namespace": "ana",
+        },
     )
     assert turn.status_code == 201
-    sessions = http.get("/v1/sessions").json()["sessions"]
+    sessions = http.get("/v1/sessions", params={"namespace": "ana"}).json()["sessions"]
     assert "s-rest" in [s["session_id"] for s in sessions]
-    page = http.get("/v1/sessions/s-rest/turns", params={"limit": 5}).json()
+    assert "s-rest" not in [s["session_id"] for s in http.get("/v1/sessions").json()["sessions"]]
+    page = http.get("/v1/sessions/s-rest/turns", params={"limit": 5, "namespace": "ana"}).json()
     assert page["turns"][0]["user_message"] == "I adopted a cat"
+    assert http.get("/v1/sessions/s-rest/turns", params={"namespace": "bob"}).status_code == 404
     assert http.get("/v1/sessions/none-such/turns").status_code == 404
     added = http.post("/v1/core/user/add", json={"text": "Name: Ana", "namespace": "ana"})
     assert added.json()["block"]["entries"] == ["Name: Ana"]

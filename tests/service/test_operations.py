@@ -81,7 +81,7 @@ async def test_get_context_packs_blocks_history_and_recall_under_the_budget(
 ) -> None:
     await service.core_memory_add("user", "Name: Ana", namespace="ana")
     await service.remember("Ana lives in Lisbon", namespace="ana")
-    await service.record_turn("s1", "I like green tea", "Noted")
+    await service.record_turn("s1", "I like green tea", "Noted", namespace="ana")
     ctx = await service.get_context(
         "where does Ana live?", namespace="ana", session_id="s1", budget=400
     )

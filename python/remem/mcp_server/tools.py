@@ -174,8 +174,8 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
         return await service.core_memory_remove(block, old_text, namespace=namespace)
 
     @_tool_errors
-    async def list_sessions() -> SessionList:
-        return await service.list_sessions()
+    async def list_sessions(namespace: Namespace = None) -> SessionList:
+        return await service.list_sessions(namespace=namespace)
 
     @_tool_errors
     async def get_transcript(
@@ -184,8 +184,11 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
             int | None, Field(description="Only turns after this turn number.")
         ] = None,
         limit: Annotated[int | None, Field(description="At most this many turns.")] = None,
+        namespace: Namespace = None,
     ) -> Transcript:
-        return await service.get_transcript(session_id, since_turn=since_turn, limit=limit)
+        return await service.get_transcript(
+            session_id, namespace=namespace, since_turn=since_turn, limit=limit
+        )
 
     descriptions: dict[Callable[..., Awaitable[Any]], str] = {
         remember: "Store one fact worth remembering about the user or the world, so that a "

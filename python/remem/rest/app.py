@@ -14,8 +14,8 @@ Endpoints (all JSON; the schema is at ``/openapi.json``, browsable at ``/docs``)
     POST /v1/context                      get_context         → ContextView
     GET  /v1/core?namespace=N             core blocks         → [BlockView]
     POST /v1/core/{block}/add|replace|remove                  → BlockEditResult (409 if refused)
-    GET  /v1/sessions                     list_sessions       → SessionList
-    GET  /v1/sessions/{id}/turns          get_transcript      → Transcript
+    GET  /v1/sessions?namespace=N         list_sessions       → SessionList
+    GET  /v1/sessions/{id}/turns?namespace=N  get_transcript  → Transcript
 
 Every request is scoped by its ``namespace`` (:mod:`remem.service.config`). Errors:
 :mod:`remem.rest.errors`. Bodies over ``max_body_bytes`` get 413 (:mod:`remem.rest.limits`); a
@@ -201,18 +201,24 @@ def create_app(settings: ServerSettings) -> FastAPI:
         return edited(result, response)
 
     @app.get("/v1/sessions", tags=["transcripts"])
-    async def list_sessions() -> SessionList:
-        """Every session, oldest first."""
-        return await svc().list_sessions()
+    async def list_sessions(
+        namespace: Annotated[str | None, Query(max_length=200)] = None,
+    ) -> SessionList:
+        """The sessions of the namespace, oldest first."""
+        return await svc().list_sessions(namespace=namespace)
 
     @app.get("/v1/sessions/{session_id}/turns", tags=["transcripts"])
     async def get_transcript(
         session_id: SessionId,
         since_turn: Annotated[int | None, Query(ge=0)] = None,
         limit: Annotated[int | None, Query(ge=1)] = None,
+        namespace: Annotated[str | None, Query(max_length=200)] = None,
     ) -> Transcript:
-        """A page of the session's turns, oldest first (404 for an unknown session)."""
-        return await svc().get_transcript(session_id, since_turn=since_turn, limit=limit)
+        """A page of the session's turns, oldest first (404 for an unknown session or one of
+        another namespace)."""
+        return await svc().get_transcript(
+            session_id, namespace=namespace, since_turn=since_turn, limit=limit
+        )
 
     return app
 

@@ -55,9 +55,6 @@ from remem.stores.transcript import TranscriptStore, check_session_id
 
 __all__ = ["MemoryService"]
 
-NAMESPACE_METADATA_KEY = "namespace"
-"""The turn metadata key a recorded turn's namespace is kept under (turns are not scoped yet)."""
-
 
 class MemoryService:
     """The operations layer (see the module docstring). Use ``async with``."""
@@ -204,7 +201,7 @@ class MemoryService:
         self._int(k, "k", 1, self.config.max_k)
         async with self._operation():
             hits = await self.runtime.controller.recall(
-                query, k=k, session_id=session_id, filters={"namespace": scope}
+                query, k=k, session_id=session_id, namespace=scope
             )
         return RecallResult(namespace=scope, query=query, hits=[RecallHit.of(h) for h in hits])
 
@@ -240,8 +237,8 @@ class MemoryService:
         namespace: str | None = None,
     ) -> TurnView:
         """Record one exchange of session ``session_id`` (created if new); the turn is durable
-        when this returns. Turns are not scoped yet: ``namespace`` is checked and kept in the
-        turn's metadata."""
+        when this returns. A new session is created in ``namespace``; naming another namespace
+        than an existing session's raises InvalidArgumentError (a session has one scope)."""
         scope = self.config.scope(namespace)
         check_session_id(session_id)
         self._text(user_message, "user_message", empty=True)
@@ -251,21 +248,29 @@ class MemoryService:
                 session_id,
                 user_message,
                 assistant_message,
-                metadata={NAMESPACE_METADATA_KEY: scope},
+                namespace=scope,
             )
         return TurnView.of(entry)
 
-    async def list_sessions(self) -> SessionList:
-        """Every session, oldest first (shared by every namespace: see the module docs)."""
+    async def list_sessions(self, *, namespace: str | None = None) -> SessionList:
+        """The sessions of ``namespace``, oldest first (another namespace's are not listed)."""
+        scope = self.config.scope(namespace)
         async with self._operation():
-            sessions = await (await self._transcripts()).list_sessions()
+            sessions = await (await self._transcripts()).list_sessions(namespace=scope)
         return SessionList(sessions=[SessionView.of(s) for s in sessions])
 
     async def get_transcript(
-        self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
+        self,
+        session_id: str,
+        *,
+        namespace: str | None = None,
+        since_turn: int | None = None,
+        limit: int | None = None,
     ) -> Transcript:
         """The turns of ``session_id`` after turn ``since_turn``, oldest first, at most
-        ``limit`` (default and cap: ``max_turns``); NotFoundError for an unknown session."""
+        ``limit`` (default and cap: ``max_turns``); NotFoundError for an unknown session and
+        for a session of another namespace (its existence is not revealed either)."""
+        scope = self.config.scope(namespace)
         check_session_id(session_id)
         if since_turn is not None:
             self._int(since_turn, "since_turn", 0, 2**62)
@@ -273,14 +278,23 @@ class MemoryService:
         self._int(page, "limit", 1, self.config.max_turns)
         async with self._operation():
             store = await self._transcripts()
-            try:
-                await store.get_session(session_id)
-            except NotFoundError:
-                raise NotFoundError(
-                    f"there is no session {session_id!r}; list_sessions shows the ids"
-                ) from None
+            await self._session_in(store, session_id, scope)
             entries = await store.get_entries(session_id, since_turn=since_turn, limit=page)
         return Transcript(session_id=session_id, turns=[TurnView.of(e) for e in entries])
+
+    @staticmethod
+    async def _session_in(store: TranscriptStore, session_id: str, scope: str) -> None:
+        """NotFoundError unless ``session_id`` exists in ``scope``: a session of another
+        namespace is reported exactly like a missing one, so a reader learns nothing of it."""
+        try:
+            session = await store.get_session(session_id)
+        except NotFoundError:
+            session = None
+        if session is None or session.namespace != scope:
+            raise NotFoundError(
+                f"there is no session {session_id!r} in namespace {scope!r}; "
+                "list_sessions shows the ids"
+            )
 
     # -- context --------------------------------------------------------------------------------
 
@@ -309,11 +323,11 @@ class MemoryService:
             controller = self.runtime.controller
             history: list[TranscriptEntry] = []
             if session_id is not None and history_turns:
-                history = (await (await self._transcripts()).get_entries(session_id))[
-                    -history_turns:
-                ]
+                store = await self._transcripts()
+                await self._session_in(store, session_id, scope)
+                history = (await store.get_entries(session_id))[-history_turns:]
             turns = [HistoryTurn.from_entry(e) for e in history]
-            hits = await controller.recall(query, k=k, filters={"namespace": scope})
+            hits = await controller.recall(query, k=k, namespace=scope)
             core = await self._core(scope)
             candidates = block_candidates(core) + recall_candidates(hits, {t.id for t in turns})
             assembler = ContextAssembler(AssemblerConfig(budget=budget, output_reserve=0))
