@@ -1,5 +1,5 @@
 """HnswVectorStore keeps a filter's eligible labels per collection generation: a repeated
-scoped query reads them once, and every write makes the next query read them again."""
+scoped query reads them once, and every write brings them up to date for the next query."""
 
 from __future__ import annotations
 

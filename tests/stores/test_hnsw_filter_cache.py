@@ -1,5 +1,6 @@
 """HnswVectorStore keeps the labels a filter selects between writes: a repeated filtered query
-does not re-scan DuckDB, and every write (add, upsert, delete) makes the next one see it."""
+does not re-scan DuckDB, and every write (add, upsert, delete) makes the next one see it —
+carried forward from the written rows, still without a re-scan."""
 
 from __future__ import annotations
 
@@ -57,3 +58,41 @@ async def test_filtered_queries_reuse_labels_until_a_write(
         hits = (await store.query_ids("c", v[:1], k=50, where=where))[0]
         assert "000" not in {h.id for h in hits}
         assert len(hits) == 19
+
+
+@pytest.mark.parametrize("scan_threshold", [10_000, 0], ids=["scan", "hnswlib"])
+async def test_writes_carry_the_cached_labels_without_a_rescan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scan_threshold: int
+) -> None:
+    config = HnswConfig(scan_threshold=scan_threshold, exact_threshold=16)
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((40, 8)).astype(np.float32)
+    ids = [f"{i:03d}" for i in range(40)]
+    metas = [{"namespace": "a" if i % 2 else "b", "n": i} for i in range(40)]
+    filters = [{"namespace": "a"}, {"$and": [{"namespace": "b"}, {"n": {"$gte": 10}}]}]
+    async with HnswVectorStore(tmp_path / "warm", config) as warm:
+        await warm.create_collection("c", model_name="m", dimension=8)
+        await warm.add("c", ids, v, metadatas=metas)
+        for where in filters:
+            await warm.query_ids("c", v[:1], k=40, where=where)
+        monkeypatch.setattr(VectorTables, "eligible_labels", _no_scan)
+        await warm.add("c", ["x", "y"], -v[:2], metadatas=[{"namespace": "a"}, {"namespace": "b"}])
+        await warm.upsert("c", ["001"], v[1:2], metadatas=[{"namespace": "b", "n": 99}])
+        await warm.delete("c", ["002", "y"])
+        carried = [await warm.query_ids("c", v[:3], k=40, where=w) for w in filters]
+        monkeypatch.undo()
+        # The same rows written to a store that never cached a filter: the same answers.
+        async with HnswVectorStore(tmp_path / "cold", config) as cold:
+            await cold.create_collection("c", model_name="m", dimension=8)
+            await cold.add("c", ids, v, metadatas=metas)
+            await cold.add(
+                "c", ["x", "y"], -v[:2], metadatas=[{"namespace": "a"}, {"namespace": "b"}]
+            )
+            await cold.upsert("c", ["001"], v[1:2], metadatas=[{"namespace": "b", "n": 99}])
+            await cold.delete("c", ["002", "y"])
+            fresh = [await cold.query_ids("c", v[:3], k=40, where=w) for w in filters]
+    assert [[{h.id for h in q} for q in r] for r in carried] == [
+        [{h.id for h in q} for q in r] for r in fresh
+    ]
+    assert "x" in {h.id for h in carried[0][0]}
+    assert "001" in {h.id for h in carried[1][0]}

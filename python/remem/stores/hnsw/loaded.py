@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from remem.stores.filters import Filter
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import CollectionRow
 
@@ -31,9 +32,10 @@ class Loaded:
     # label -> (id, document, metadata). A label's row never changes (an upsert takes a new
     # label) and a deleted label is never returned again, so entries never go stale.
     rows: dict[int, Row] = field(default_factory=dict)
-    # repr(filter) -> (row.generation it was computed at, the labels it admits). Every write
-    # bumps the generation, so an entry of an older generation is never used.
-    eligible: dict[str, tuple[int, NDArray[np.int64]]] = field(default_factory=dict)
+    # repr(filter) -> (row.generation it is current at, the filter, the labels it admits).
+    # Every write bumps the generation and carries each entry forward (store._carry_eligible);
+    # an entry of an older generation is never used.
+    eligible: dict[str, tuple[int, Filter, NDArray[np.int64]]] = field(default_factory=dict)
     # The exact path's (eligible array, its labels by id, their vectors) for the last eligible
     # array searched; matched by identity, and an eligible array is never reused across writes.
     exact_rows: tuple[NDArray[np.int64], list[int], NDArray[np.float32]] | None = None
