@@ -114,12 +114,12 @@ def ablations() -> None:
     from unittest import mock
 
     from remem.extraction import rules as rules_module
-    from remem.extraction.grammar import engine
+    from remem.extraction.grammar import engine, statement
     from remem.extraction.grammar.tables import TABLES
 
     no_scan = engine.Grammar({k: tuple(r for r in v if not r.scan) for k, v in TABLES.items()})
     stages: dict[str, Any] = {
-        "full grammar": mock.patch.object(engine, "_TIME_WORDS", engine._TIME_WORDS),
+        "full grammar": mock.patch.object(statement, "_TIME_WORDS", statement._TIME_WORDS),
         "- corrections": mock.patch.object(
             rules_module,
             "apply_corrections",
