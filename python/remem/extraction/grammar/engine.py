@@ -18,7 +18,8 @@ rules at every token. A match becomes a :class:`Statement` unless a guard drops 
 - **value** — only the words said; a slot reader that finds no value means no fact.
 
 A row with ``needs`` counts only when the same message sets that attribute too ("left Costa,
-starting at Greggs"). Then :mod:`.corrections` turns misstatements put right into CORRECT
+starting at Greggs"), or, for ``needs="@class"``, says a word of that class ("left the bank,
+now freelancing"). Then :mod:`.corrections` turns misstatements put right into CORRECT
 statements (built by :mod:`.statement`).
 """
 
@@ -281,8 +282,11 @@ class Grammar:
                 for s in found
                 if s.operation != END
             }
+            said_words = frozenset().union(*(sentence.words for sentence, _ in parsed))
             for found, needs, made in pending:
-                if needs in set_attributes:
+                if needs in set_attributes or (
+                    needs.startswith("@") and not said_words.isdisjoint(CLASSES[needs[1:]])
+                ):
                     found.extend(s for s in made if s not in found)
         return parsed
 
@@ -354,14 +358,18 @@ def _required_words(r: Rule) -> list[frozenset[str]]:
 
 def _prune(found: list[Statement]) -> list[Statement]:
     """Within one clause: an ending nobody named ("none") gives way to a named one of the same
-    attribute, and a name in passing gives way to the same name's ending ("our dog Rex died")."""
+    attribute, a name in passing gives way to the same name's ending ("our dog Rex died"), and
+    a place read as both a school and an employer is the school ("I quit Sussex in my final
+    year": the school row needed the words of study, the job row did not)."""
     named_ends = {
         (s.subject, s.attribute) for s in found if s.operation == END and s.value != "none"
     }
     ended = {(s.subject, s.attribute, s.value) for s in found if s.operation == END}
+    schools = {(s.subject, s.value) for s in found if s.attribute == "school"}
     return [
         s
         for s in found
         if not (s.value == "none" and (s.subject, s.attribute) in named_ends)
         and not (s.operation != END and (s.subject, s.attribute, s.value) in ended)
+        and not (s.attribute == "employer" and (s.subject, s.value) in schools)
     ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from remem.errors import InvalidArgumentError
+from remem.extraction.grammar.lexicon import CLASSES
 from remem.extraction.grammar.pattern import Pattern, compile_pattern
 
 __all__ = ["CORRECT", "END", "SET", "Operation", "Rule", "rule"]
@@ -58,7 +59,8 @@ class Rule:
     confidence: float = 0.9
     needs: str | None = None
     """An attribute the message must also set for this row to count: "left Costa" is a job
-    ending only beside a new job ("…, starting at Greggs on monday"), else it may be a city."""
+    ending only beside a new job ("…, starting at Greggs on monday"), else it may be a city;
+    ``"@class"`` instead asks for a word of that lexicon class ("…, now freelancing")."""
 
 
 def rule(
@@ -80,6 +82,10 @@ def rule(
     """A :class:`Rule` with its pattern compiled; a rule that could never yield a value raises
     :class:`~remem.errors.InvalidArgumentError`."""
     compiled = compile_pattern(pattern)
+    if needs is not None and needs.startswith("@") and needs[1:] not in CLASSES:
+        raise InvalidArgumentError(
+            f"rule {pattern!r} needs unknown word class {needs!r}; add it to lexicon.CLASSES"
+        )
     slots = {e.slot for e in compiled.elements if e.slot}
     if "v" not in slots and fixed is None and not value_from_with:
         raise InvalidArgumentError(

@@ -265,7 +265,7 @@ PROJECT: tuple[Rule, ...] = (
     rule(
         "project",
         "project",
-        "my|our side|new|current|main? project|app|startup is called|named {v:lname}",
+        "my|our|the side|new|current|main? project|app|startup is|'s now? called|named {v:lname}",
         _PROJECT,
     ),
     rule(
@@ -300,7 +300,7 @@ PROJECT: tuple[Rule, ...] = (
 )
 
 DATE: tuple[Rule, ...] = (
-    rule("date", "birthday", "my|our birthday|bday is|'s on? {v:date}", "{Ss} birthday is {v}."),
+    rule("date", "birthday", "my|our? birthday|bday is|'s on? {v:date}", "{Ss} birthday is {v}."),
     rule("date", "birthday", "{who} was born on {v:date}", "{Ss} birthday is {v}."),
     rule(
         "date",

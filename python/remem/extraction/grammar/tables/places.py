@@ -73,6 +73,24 @@ MOVE: tuple[Rule, ...] = (
         entity="place",
     ),
     rule("move", "city", "{who} @be now in {v:place}", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        # only with its negation: "we're not in Brighton any more" ends the fact, "I'm not in
+        # Leeds" alone is dropped, and "I'm in Rome" (a visit) never matches
+        "{who} @be not|n't|no|never @adv* in {v:place}",
+        _LIVES,
+        entity="place",
+        negated="end",
+    ),
+    rule(
+        "move",
+        "city",
+        "{who} @adv* @have? @adv* lived|living in {v:place} all? my|our whole|entire|adult* "
+        "life|lives",
+        _LIVES,
+        entity="place",
+    ),
     rule("move", "city", "{who} @be @adv* in {v:place} these days", _LIVES, entity="place"),
     rule(
         "move",

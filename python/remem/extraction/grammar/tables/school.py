@@ -8,6 +8,15 @@ from remem.extraction.grammar.tables.common import PRE as _PRE
 __all__ = ["SCHOOL"]
 
 _STUDIES = "{S} studies at {v}."
+_STUDY = (
+    "doing|studying a|an|my? masters|master's|phd|doctorate|degree|ma|msc|ba|bsc|mba|pgce|"
+    "history|law|medicine|english|maths|math|physics|chemistry|biology|economics|politics|"
+    "philosophy|psychology|engineering|architecture|art|music|nursing|geography|sociology|"
+    "classics|literature|lit|drama|film|design|business|accounting|finance|linguistics|"
+    "computer|compsci|cs|french|spanish|german|theology|dentistry|pharmacy|veterinary"
+)
+"""A subject or degree being studied: "at Durham doing history" is a school, "at Tesco doing
+the big shop" is not."""
 SCHOOL: tuple[Rule, ...] = (
     rule(
         "school",
@@ -55,6 +64,40 @@ SCHOOL: tuple[Rule, ...] = (
         "school",
         "school",
         "{who} @be @adv* at {v:school}",
+        _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{{who}} @be @adv* at {{v:cschool}} {_STUDY}",
+        _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        "{who} @be @adv* at {v:cschool} studying",
+        _STUDIES,
+        entity="org",
+        negated="end",
+    ),
+    rule(
+        "school",
+        "school",
+        # a year of study names the school: "I left Keele after second year"
+        f"{_PRE} left|leaving|quit|quitting|dropped {{v:cschool}} after|in my|the? "
+        "first|second|third|fourth|final|last year",
+        "{S} left {v}.",
+        op=END,
+        entity="org",
+    ),
+    rule(
+        "school",
+        "school",
+        f"{_PRE} a|an first|second|third|fourth|final year at|in {{v:cschool}}",
         _STUDIES,
         entity="org",
         negated="end",
@@ -112,7 +155,8 @@ SCHOOL: tuple[Rule, ...] = (
         "school",
         "school",
         f"{_PRE} started|starting|start|begin|began|beginning "
-        "my|a? uni|university|college|school|degree|course|sixth form? at|in {v:cschool}",
+        "my|a? uni|university|college|school|degree|course|masters|master's|phd|doctorate|ma|"
+        "msc|ba|bsc|mba|pgce|sixth form? at|in {v:cschool}",
         _STUDIES,
         event=True,
         entity="org",

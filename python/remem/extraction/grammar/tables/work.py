@@ -61,6 +61,46 @@ JOB: tuple[Rule, ...] = (
         event=True,
         entity="org",
     ),
+    rule(
+        "job",
+        "job_title",
+        f"{_PRE} started|start|starting|began|begin|joined|joining|join at|with? {{o:corg}} "
+        "as {v:job}",
+        "{S} works as {a} {v}.",
+        event=True,
+    ),
+    rule(
+        "job",
+        "job_title",
+        f"{_PRE} got|been|was|being|be? made|making a? partner",
+        "{S} is a partner.",
+        event=True,
+        fixed="partner",
+    ),
+    rule(
+        "job",
+        "job_title",
+        "they|work|management|my|the|firm|boss* made|make|makes me a? partner",
+        "{S} is a partner.",
+        event=True,
+        fixed="partner",
+    ),
+    rule(
+        "job",
+        "employer",
+        f"{_PRE} got|been|was|being|be? made|making a? partner at|in {{v:org}}",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        "they|work|management|my|the|firm|boss* made|make|makes me a? partner at|in {v:org}",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
     rule("job", "employer", "{who} @be @adv* now at {v:org}", _WORKS, entity="org"),
     rule(
         "job",
@@ -163,7 +203,8 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "employer",
-        f"{_PRE} resigned|resigning|retired|retiring|resign|retire",
+        # "is retiring", "I'm resigning": a plan, not yet an ending
+        f"{_PRE} resigned|retired|resign|retire",
         _LEFT,
         op=END,
         fixed="none",
@@ -220,7 +261,25 @@ JOB: tuple[Rule, ...] = (
         fixed="none",
         entity="org",
     ),
-    rule("job", "employer", "my|our|the? last day|shift at {v:org}", _LEFT, op=END, entity="org"),
+    rule(
+        "job",
+        "employer",
+        # "friday is my last day at Boots", "it was my last shift at Pret"
+        "it|today|tomorrow|tonight|@weekday? @be? my|our|the? last day|shift|week at {v:org}",
+        _LEFT,
+        op=END,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        # leaving a place of work for no employer at all: "left the agency, freelancing now"
+        f"{_PRE} left|leaving|quit|quitting {{v:org}}",
+        _LEFT,
+        op=END,
+        entity="org",
+        needs="@work_status",
+    ),
     rule(
         "job",
         "employer",
