@@ -321,3 +321,17 @@ def test_a_chat_word_after_a_value_and_a_possessive_kept_as_typed() -> None:
     assert facts("i'm allergic to kiwi fyi") == {("user", "allergy", "kiwi", "set")}
     assert ("user", "employer", "St James'", "set") in facts("I'm a cleaner at St James'")
     assert facts("my uncle Ravi is retiring") == {("user", "relative", "Ravi", "set")}
+
+
+def test_a_negation_that_is_the_phrasing_is_kept_and_a_negated_vice_ends_the_habit() -> None:
+    assert facts("I can't stand marmite") == {("user", "dislike", "marmite", "set")}
+    assert facts("my sister can't stand cats") == set()
+    assert facts("not smoking anymore, 3 weeks now") == {("user", "habit", "smoking", "end")}
+    assert facts("I'm not running late anymore") == set()  # a gerund, not a habit
+    assert facts("I'm not smoking today") == set()  # denied, not stopped
+
+
+def test_a_pet_put_to_sleep_by_name_or_mourned_with_its_animal_word_is_ended() -> None:
+    assert facts("had Mittens put to sleep this morning") == {("user", "pet", "Mittens", "end")}
+    assert facts("RIP Bonnie, the best cat in the world") == {("user", "pet", "Bonnie", "end")}
+    assert facts("RIP Prince, what a musician") == set()

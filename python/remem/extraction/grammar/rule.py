@@ -35,8 +35,9 @@ class Rule:
     The value is the ``v`` slot; without one it is ``fixed`` (``"none"`` for an ending
     nobody named), or the name next to "and I" in the subject ("Sam and I split up") when
     ``value_from_with``.
-    ``negated`` says what a negation before the value does: ``"drop"`` the match, or ``"end"``
-    the fact when the clause says it stopped ("no longer", "not … anymore"). ``scan`` rows are
+    ``negated`` says what a negation before the value does: ``"drop"`` the match, ``"end"``
+    the fact when the clause says it stopped ("no longer", "not … anymore"), or nothing
+    (``"keep"``) when the negation is part of the phrasing ("can't stand olives"). ``scan`` rows are
     tried at every token of a clause (names in passing: "took my dog Pepper to the vet");
     other rows only at the start of a clause. ``event`` marks a change (valid from the turn's
     time when no date is said). ``entity`` is the entity type of the value, if it is one.
@@ -49,7 +50,7 @@ class Rule:
     pattern: Pattern
     text: str
     op: Operation = SET
-    negated: Literal["drop", "end"] = "drop"
+    negated: Literal["drop", "end", "keep"] = "drop"
     fixed: str | None = None
     value_from_with: bool = False
     scan: bool = False
@@ -70,7 +71,7 @@ def rule(
     text: str,
     *,
     op: Operation = SET,
-    negated: Literal["drop", "end"] = "drop",
+    negated: Literal["drop", "end", "keep"] = "drop",
     fixed: str | None = None,
     value_from_with: bool = False,
     scan: bool = False,

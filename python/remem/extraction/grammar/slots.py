@@ -43,6 +43,7 @@ from remem.extraction.grammar.phrases import (
     read_list,
     read_pastime,
     read_phrase,
+    read_vice,
     read_word,
 )
 from remem.extraction.grammar.subject import read_who
@@ -244,6 +245,7 @@ READERS: dict[str, Reader] = {
     "job": read_job,
     "diet": read_diet,
     "habit": read_habit,
+    "vice": read_vice,
     "pastime": read_pastime,
     "group": read_group,
     "list": read_list,

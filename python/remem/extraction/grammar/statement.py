@@ -89,7 +89,11 @@ def build(
     v = slots.get("v")
     value_end = v[0] if v is not None else m.end
     op: Operation = r.op
-    negated = any(t.low in _NEG for t in clause[m.start : value_end]) and not r.scan
+    negated = (
+        r.negated != "keep"
+        and not r.scan
+        and any(t.low in _NEG for t in clause[m.start : value_end])
+    )
     if negated:
         if r.negated == "end" and r.op != END and _stopped(clause):
             op = END
