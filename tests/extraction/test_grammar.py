@@ -282,3 +282,56 @@ def test_agreeing_with_someone_is_not_a_partner() -> None:
     assert facts("I'm with Jake on that one") == set()
     assert facts("I've been with Carla for six years") == {("user", "partner", "Carla", "set")}
     assert facts("I'm not with Ben anymore") == {("user", "partner", "Ben", "end")}
+
+
+def test_a_date_with_a_month_drops_its_article_and_a_holiday_is_a_day() -> None:
+    assert facts("my birthday is on the 3rd of June") == {
+        ("user", "birthday", "3rd of June", "set")
+    }
+    assert facts("my exam is on the 21st") == {("exam", "date", "the 21st", "set")}
+    assert facts("i was born on christmas eve") == {("user", "birthday", "christmas eve", "set")}
+    assert facts("my gp appt is on monday") == {("gp appointment", "date", "monday", "set")}
+
+
+def test_a_time_word_before_an_inversion_makes_a_statement_not_a_question() -> None:
+    assert facts("yesterday was my last day at Wickes") == {("user", "employer", "Wickes", "end")}
+    assert facts("was my last day at Wickes") == set()  # asked without "?"
+
+
+def test_leaving_for_no_employer_ends_the_job_and_an_unknown_needed_class_is_refused() -> None:
+    assert facts("left the agency. freelancing now") == {("user", "employer", "agency", "end")}
+    assert facts("left the agency") == set()  # a place or a job: nothing said beside it
+    with pytest.raises(InvalidArgumentError, match="@nonsense"):
+        rule("job", "employer", "left {v:org}", "{S} left {v}.", needs="@nonsense")
+
+
+def test_a_place_read_as_school_and_employer_in_one_clause_is_the_school() -> None:
+    assert facts("I quit Sussex in my final year") == {("user", "school", "Sussex", "end")}
+    assert facts("I'm at Tesco doing the big shop") == set()
+    assert facts("I'm at Cardiff studying law") == {("user", "school", "Cardiff", "set")}
+
+
+def test_presence_negated_ends_a_city_only_when_it_stopped() -> None:
+    assert facts("we're not in Brighton any more") == {("user", "city", "Brighton", "end")}
+    assert facts("I'm not in Leeds") == set()
+    assert facts("I'm in Rome till Sunday") == set()
+
+
+def test_a_chat_word_after_a_value_and_a_possessive_kept_as_typed() -> None:
+    assert facts("i'm allergic to kiwi fyi") == {("user", "allergy", "kiwi", "set")}
+    assert ("user", "employer", "St James'", "set") in facts("I'm a cleaner at St James'")
+    assert facts("my uncle Ravi is retiring") == {("user", "relative", "Ravi", "set")}
+
+
+def test_a_negation_that_is_the_phrasing_is_kept_and_a_negated_vice_ends_the_habit() -> None:
+    assert facts("I can't stand marmite") == {("user", "dislike", "marmite", "set")}
+    assert facts("my sister can't stand cats") == set()
+    assert facts("not smoking anymore, 3 weeks now") == {("user", "habit", "smoking", "end")}
+    assert facts("I'm not running late anymore") == set()  # a gerund, not a habit
+    assert facts("I'm not smoking today") == set()  # denied, not stopped
+
+
+def test_a_pet_put_to_sleep_by_name_or_mourned_with_its_animal_word_is_ended() -> None:
+    assert facts("had Mittens put to sleep this morning") == {("user", "pet", "Mittens", "end")}
+    assert facts("RIP Bonnie, the best cat in the world") == {("user", "pet", "Bonnie", "end")}
+    assert facts("RIP Prince, what a musician") == set()

@@ -7,9 +7,11 @@
   :mod:`.names` (names, places, organisations, schools), :mod:`.phrases` (phrases, jobs,
   diets, habits, lists) and :mod:`.subject` (whom a clause is about);
 - :mod:`.lexicon` — the word classes (``@move``, ``@animal`` …);
-- :mod:`.rule` and :mod:`.tables` — one declarative table per kind of fact, rows saying SET
+- :mod:`.rule` and :mod:`.tables` — one declarative table per kind of fact (places, work,
+  school, people and pets, habits and details), rows saying SET
   or END and what a negation does;
-- :mod:`.engine` — the guards (subject, question, hypothetical, negation) and statements;
+- :mod:`.engine` — the guards (question, hypothetical) and the rule index;
+- :mod:`.statement` — a match made a statement (subject and negation guards, the value);
 - :mod:`.corrections` — CORRECT: misstatements put right ("sorry, Thursday, not Wednesday").
 
 To teach it a phrasing, add a row to the kind's table (or a word to a class); the corpus test

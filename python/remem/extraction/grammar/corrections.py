@@ -26,7 +26,14 @@ from remem.extraction.grammar.tokens import Sentence, Token
 
 __all__ = ["apply_corrections"]
 
-_MARKERS = (CLASSES["correction"] - {"mean", "wrong", "mistake"}) | frozenset({"actually", "wait"})
+_MIX_UPS = frozenset({"mix", "mixing", "mixed", "muddle", "muddled", "confuse", "confusing"})
+"""Owning up to a mix-up marks a contrast as a correction: "I live in Derby, not Leicester, I
+always mix them up"."""
+_MARKERS = (
+    (CLASSES["correction"] - {"mean", "wrong", "mistake"})
+    | frozenset({"actually", "wait"})
+    | _MIX_UPS
+)
 _DAY = CLASSES["weekday"] | CLASSES["month"]
 _LOWER_VALUES = CLASSES["diet"]
 _NOT_VALUE = CLASSES["correction"] | CLASSES["discourse"] | frozenset({"not", "actually"})

@@ -18,27 +18,27 @@ rules at every token. A match becomes a :class:`Statement` unless a guard drops 
 - **value** — only the words said; a slot reader that finds no value means no fact.
 
 A row with ``needs`` counts only when the same message sets that attribute too ("left Costa,
-starting at Greggs"). Then :mod:`.corrections` turns misstatements put right into CORRECT
-statements.
+starting at Greggs"), or, for ``needs="@class"``, says a word of that class ("left the bank,
+now freelancing"). Then :mod:`.corrections` turns misstatements put right into CORRECT
+statements (built by :mod:`.statement`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
-from remem.extraction.dates import resolve_time_phrase
-from remem.extraction.grammar.guards import NEGATION as _NEG
 from remem.extraction.grammar.guards import hypothetical as _hypothetical
 from remem.extraction.grammar.guards import is_question as _is_question
 from remem.extraction.grammar.guards import maybe_hypothetical as _maybe_hypothetical
 from remem.extraction.grammar.guards import skip_lead as _skip_lead
-from remem.extraction.grammar.guards import stopped as _stopped
-from remem.extraction.grammar.lexicon import CLASSES, ROLE_ATTRIBUTE
-from remem.extraction.grammar.pattern import ANY, CAP, Match
-from remem.extraction.grammar.rule import END, Operation, Rule
+from remem.extraction.grammar.lexicon import CLASSES
+from remem.extraction.grammar.pattern import ANY, CAP
+from remem.extraction.grammar.rule import END, Rule
 from remem.extraction.grammar.slots import ANIMAL_FIRST_WORDS, READERS
+from remem.extraction.grammar.statement import USER, Statement
+from remem.extraction.grammar.statement import build as _statement
 from remem.extraction.grammar.subject import Subject
 from remem.extraction.grammar.subject import read_who as _read_who
 from remem.extraction.grammar.tables import TABLES
@@ -46,27 +46,6 @@ from remem.extraction.grammar.tokens import KIND_WORD as _KIND_WORD
 from remem.extraction.grammar.tokens import Sentence, Token, sentences
 
 __all__ = ["Grammar", "Statement"]
-
-USER = "user"
-
-
-@dataclass(frozen=True, slots=True)
-class Statement:
-    """One fact found in one message: ``subject``/``attribute``/``value`` with the operation
-    (``set``, ``end`` or ``correct``); ``previous`` is the value a correction or a rename
-    replaces, when it was said."""
-
-    attribute: str
-    value: str
-    text: str
-    turn_id: str = ""
-    entity_type: str | None = None
-    valid_from: datetime | None = None
-    confidence: float = 0.9
-    subject: str = USER
-    operation: Operation = "set"
-    previous: str | None = None
-    kind: str = ""
 
 
 _SLOT_WORDS = {
@@ -85,22 +64,6 @@ _SLOT_WORDS = {
     | ANIMAL_FIRST_WORDS,
 }
 """Slots with a closed vocabulary: a clause without one of their words cannot match."""
-_TIME_WORDS = frozenset(
-    [
-        "yesterday",
-        "today",
-        "tonight",
-        "this",
-        "last",
-        "ago",
-        "for",
-        "in",
-        "since",
-        "morning",
-        "evening",
-    ]
-)
-"""A clause without one of these has no time phrase :func:`resolve_time_phrase` knows."""
 _COMMON = frozenset(
     [
         "to",
@@ -319,8 +282,11 @@ class Grammar:
                 for s in found
                 if s.operation != END
             }
+            said_words = frozenset().union(*(sentence.words for sentence, _ in parsed))
             for found, needs, made in pending:
-                if needs in set_attributes:
+                if needs in set_attributes or (
+                    needs.startswith("@") and not said_words.isdisjoint(CLASSES[needs[1:]])
+                ):
                     found.extend(s for s in made if s not in found)
         return parsed
 
@@ -392,155 +358,18 @@ def _required_words(r: Rule) -> list[frozenset[str]]:
 
 def _prune(found: list[Statement]) -> list[Statement]:
     """Within one clause: an ending nobody named ("none") gives way to a named one of the same
-    attribute, and a name in passing gives way to the same name's ending ("our dog Rex died")."""
+    attribute, a name in passing gives way to the same name's ending ("our dog Rex died"), and
+    a place read as both a school and an employer is the school ("I quit Sussex in my final
+    year": the school row needed the words of study, the job row did not)."""
     named_ends = {
         (s.subject, s.attribute) for s in found if s.operation == END and s.value != "none"
     }
     ended = {(s.subject, s.attribute, s.value) for s in found if s.operation == END}
+    schools = {(s.subject, s.value) for s in found if s.attribute == "school"}
     return [
         s
         for s in found
         if not (s.value == "none" and (s.subject, s.attribute) in named_ends)
         and not (s.operation != END and (s.subject, s.attribute, s.value) in ended)
+        and not (s.attribute == "employer" and (s.subject, s.value) in schools)
     ]
-
-
-def _statement(
-    r: Rule,
-    m: Match,
-    clause: Sequence[Token],
-    at: datetime,
-    turn_id: str,
-    inherited: Subject | None = None,
-) -> list[Statement]:
-    slots = m.slots
-    who = slots.get("who")
-    subject_obj = who[2] if who is not None else None
-    if who is not None and who[0] == who[1] and inherited is not None:
-        # an elided subject ("… and started at Asda") is whoever the sentence last named
-        subject_obj = inherited
-    subject = USER
-    co_subject: str | None = None
-    if isinstance(subject_obj, Subject):
-        if subject_obj.kind == "other":
-            return []
-        if subject_obj.kind == "person":
-            subject = subject_obj.name or USER
-        else:
-            co_subject = subject_obj.name
-    v = slots.get("v")
-    value_end = v[0] if v is not None else m.end
-    op: Operation = r.op
-    negated = any(t.low in _NEG for t in clause[m.start : value_end]) and not r.scan
-    if negated:
-        if r.negated == "end" and r.op != END and _stopped(clause):
-            op = END
-        else:
-            return []
-    values: tuple[str, ...]
-    if v is not None:
-        raw = v[2]
-        values = raw if isinstance(raw, tuple) else (str(raw),)
-    elif r.value_from_with and co_subject:
-        values = (co_subject,)
-    elif r.fixed is not None:
-        values = (r.fixed,)
-    else:
-        return []
-    attribute = r.attribute
-    role = str(slots["role"][2]) if "role" in slots else ""
-    if attribute == "{role}":
-        attribute = ROLE_ATTRIBUTE.get(role, "relative")
-    if r.subject_slot is not None:
-        subject = str(slots[r.subject_slot][2])
-    animal = str(slots["animal"][2]) if "animal" in slots else "pet"
-    prev = str(slots["prev"][2]) if "prev" in slots and r.kind == "project" else None
-    since = None
-    if any(t.low in _TIME_WORDS for t in clause):
-        since = resolve_time_phrase(" ".join(t.text for t in clause), at)
-    if since is None and r.event:
-        since = at
-    shown = "The user" if subject == USER else subject.capitalize()
-    out: list[Statement] = []
-    for value in values:
-        if attribute == "preference":
-            attr, value = _classify_like(value)
-        elif attribute == "favourite":
-            attr, value = (
-                ("favourite_food", value)
-                if role in ("food", "dish", "meal")
-                else (
-                    "preference",
-                    f"favourite {role}: {value}",
-                )
-            )
-        else:
-            attr = attribute
-        text = r.text
-        if op == END and r.op != END:
-            text = "{S} no longer: " + r.text.replace("{S} ", "").rstrip(".") + "."
-        if attribute == "preference" and attr == "hobby":
-            text = text.replace("likes", "enjoys")
-        # "a design studio" is stored as "design studio"; the sentence keeps the article
-        said = f"{_a(value)} {value}" if r.entity == "org" and value[:1].islower() else value
-        text = text.format(
-            S=shown,
-            Ss=shown + "'s",
-            v=said,
-            a=_a(value),
-            role=role,
-            animal=animal,
-            a_animal=_a(animal),
-            prev=prev or "",
-            n=str(slots["n"][2]) if "n" in slots else "",
-        )
-        out.append(
-            Statement(
-                attr,
-                value,
-                text,
-                turn_id,
-                r.entity if r.entity and value != "none" else None,
-                since,
-                r.confidence,
-                subject,
-                op,
-                prev,
-                r.kind,
-            )
-        )
-    return out
-
-
-_NOT_GERUNDS = frozenset(
-    [
-        "thing",
-        "something",
-        "everything",
-        "nothing",
-        "anything",
-        "king",
-        "ring",
-        "spring",
-        "string",
-        "morning",
-        "evening",
-        "wedding",
-        "building",
-        "ceiling",
-        "pudding",
-        "clothing",
-    ]
-)
-
-
-def _classify_like(item: str) -> tuple[str, str]:
-    """ "hiking" → hobby; "jazz" → preference."""
-    first = item.split()[0].lower()
-    if first.endswith("ing") and len(first) > 4 and first not in _NOT_GERUNDS:
-        return "hobby", item
-    return "preference", item
-
-
-def _a(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"

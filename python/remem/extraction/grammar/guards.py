@@ -70,6 +70,7 @@ for _p in DISCOURSE_PHRASES:
 NEGATION = CLASSES["neg"]
 """Words that negate what follows them in a clause."""
 _HYPO = CLASSES["hypothetical"]
+_DAY_WORDS = CLASSES["weekday"] | frozenset({"yesterday", "today", "tonight", "tomorrow"})
 _Q_AUX = CLASSES["question_aux"]
 _Q_SUBJ = CLASSES["question_subject"]
 _VERBISH_HYPO = frozenset({"want", "wants", "wanted", "going", "need", "trying"})
@@ -91,8 +92,14 @@ def is_question(sentence: Sentence) -> bool:
         return True
     tokens = sentence.tokens
     i = skip_lead(tokens)
-    # an inversion typed without "?": "should i quit", "do you think I should move"
-    return i + 1 < len(tokens) and tokens[i].low in _Q_AUX and tokens[i + 1].low in _Q_SUBJ
+    # an inversion typed without "?": "should i quit", "do you think I should move" — but
+    # after a time word it is a statement: "yesterday was my last day at Wickes"
+    return (
+        i + 1 < len(tokens)
+        and tokens[i].low in _Q_AUX
+        and tokens[i + 1].low in _Q_SUBJ
+        and not any(t.low in _DAY_WORDS for t in tokens[:i])
+    )
 
 
 def skip_lead(clause: Sequence[Token]) -> int:

@@ -143,6 +143,9 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "cut kicked"
         ),
         "notice": words("notice resignation badge"),
+        "work_status": words(
+            "freelancing freelance self-employed unemployed jobless contracting retired job-hunting"
+        ),
         "job_noun": words("job position role internship gig post placement contract"),
         "det": words("a an the my our this that"),
         "my": words("my our"),
@@ -276,7 +279,7 @@ STOP = words(
     "would could should will might must can originally honestly though "
     "not n't never longer ago soon around about over into onto off out up like "
     "every each all both either some lmao omg tbh ngl xx x :) :( though then also "
-    "rn atm asap though whilst instead"
+    "rn atm asap though whilst instead fyi jsyk ftr"
 )
 """Words that end a name, a place, an organisation or a short phrase."""
 

@@ -139,10 +139,10 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
             parts.append(t.text)
             j += 1
         elif t.low == "'s" and j > i and j + 1 < n and tokens[j + 1].cap:
-            parts[-1] += "'s"  # "King's College", "St Mary's"
+            parts[-1] += t.text  # "King's College", "St Mary's"
             j += 1
         elif t.low == "'s" and j > i and (j + 1 == n or tokens[j + 1].kind != "word"):
-            parts[-1] += "'s"  # "a job at Nando's", "I work at Sainsbury's."
+            parts[-1] += t.text  # "a job at Nando's", "St James'" (as typed)
             j += 1
             break
         elif t.low in _ORG_LINK and j > i and j + 1 < n and tokens[j + 1].cap:
@@ -168,7 +168,8 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 
 _NOT_ORGS = NOT_PLACES | words(
     "night nights weekends weekend moment minute time end same top back front gym lunch "
-    "dinner breakfast desk computer myself home remote remotely kids night-shift"
+    "dinner breakfast desk computer myself home remote remotely kids night-shift "
+    "firm company business workplace practice employer job"
 )
 
 

@@ -155,6 +155,9 @@ _TRAILERS = frozenset(
         "omg",
         "anyway",
         "yet",
+        "fyi",
+        "jsyk",
+        "ftr",
     ]
 )
 _END = Element(None, "$", None, False, False)

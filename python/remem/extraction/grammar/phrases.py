@@ -23,6 +23,7 @@ __all__ = [
     "read_list",
     "read_pastime",
     "read_phrase",
+    "read_vice",
     "read_word",
 ]
 
@@ -150,6 +151,18 @@ def read_habit(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     return j, " ".join([first_text, *(t.low for t in tokens[i + 1 : j])])
 
 
+def read_vice(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A habit one gives up: smoking, vaping, drinking (and what), gambling, or a habit noun
+    ("sugar") — not any gerund ("not going out with Kit anymore" names no habit)."""
+    if i < len(tokens) and tokens[i].low in _VICES:
+        return read_habit(tokens, i)
+    return None
+
+
+_VICES = words(
+    "smoking vaping drinking gambling biting snacking smoke vape drink coffee caffeine alcohol "
+    "booze sugar meat dairy cigarettes weed chocolate soda fags"
+)
 _HABIT_VERBS = {
     "smoke": "smoking",
     "smokes": "smoking",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from remem.errors import InvalidArgumentError
+from remem.extraction.grammar.lexicon import CLASSES
 from remem.extraction.grammar.pattern import Pattern, compile_pattern
 
 __all__ = ["CORRECT", "END", "SET", "Operation", "Rule", "rule"]
@@ -34,8 +35,9 @@ class Rule:
     The value is the ``v`` slot; without one it is ``fixed`` (``"none"`` for an ending
     nobody named), or the name next to "and I" in the subject ("Sam and I split up") when
     ``value_from_with``.
-    ``negated`` says what a negation before the value does: ``"drop"`` the match, or ``"end"``
-    the fact when the clause says it stopped ("no longer", "not … anymore"). ``scan`` rows are
+    ``negated`` says what a negation before the value does: ``"drop"`` the match, ``"end"``
+    the fact when the clause says it stopped ("no longer", "not … anymore"), or nothing
+    (``"keep"``) when the negation is part of the phrasing ("can't stand olives"). ``scan`` rows are
     tried at every token of a clause (names in passing: "took my dog Pepper to the vet");
     other rows only at the start of a clause. ``event`` marks a change (valid from the turn's
     time when no date is said). ``entity`` is the entity type of the value, if it is one.
@@ -48,7 +50,7 @@ class Rule:
     pattern: Pattern
     text: str
     op: Operation = SET
-    negated: Literal["drop", "end"] = "drop"
+    negated: Literal["drop", "end", "keep"] = "drop"
     fixed: str | None = None
     value_from_with: bool = False
     scan: bool = False
@@ -58,7 +60,8 @@ class Rule:
     confidence: float = 0.9
     needs: str | None = None
     """An attribute the message must also set for this row to count: "left Costa" is a job
-    ending only beside a new job ("…, starting at Greggs on monday"), else it may be a city."""
+    ending only beside a new job ("…, starting at Greggs on monday"), else it may be a city;
+    ``"@class"`` instead asks for a word of that lexicon class ("…, now freelancing")."""
 
 
 def rule(
@@ -68,7 +71,7 @@ def rule(
     text: str,
     *,
     op: Operation = SET,
-    negated: Literal["drop", "end"] = "drop",
+    negated: Literal["drop", "end", "keep"] = "drop",
     fixed: str | None = None,
     value_from_with: bool = False,
     scan: bool = False,
@@ -80,6 +83,10 @@ def rule(
     """A :class:`Rule` with its pattern compiled; a rule that could never yield a value raises
     :class:`~remem.errors.InvalidArgumentError`."""
     compiled = compile_pattern(pattern)
+    if needs is not None and needs.startswith("@") and needs[1:] not in CLASSES:
+        raise InvalidArgumentError(
+            f"rule {pattern!r} needs unknown word class {needs!r}; add it to lexicon.CLASSES"
+        )
     slots = {e.slot for e in compiled.elements if e.slot}
     if "v" not in slots and fixed is None and not value_from_with:
         raise InvalidArgumentError(

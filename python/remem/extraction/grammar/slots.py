@@ -43,6 +43,7 @@ from remem.extraction.grammar.phrases import (
     read_list,
     read_pastime,
     read_phrase,
+    read_vice,
     read_word,
 )
 from remem.extraction.grammar.subject import read_who
@@ -97,19 +98,27 @@ def read_num(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 
 
 def read_date(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
-    """A day: "Thursday", "next Tuesday at 3pm", "the 14th", "March 3rd", "tomorrow"."""
+    """A day: "Thursday", "next Tuesday at 3pm", "the 14th", "March 3rd", "tomorrow", a
+    holiday ("halloween", "christmas eve"). With a month named, a leading "the" is dropped
+    ("the 3rd of April" → "3rd of April"); alone, "the 14th" keeps it."""
     n = len(tokens)
     j = i
     anchor = False
+    month = False
     while j < n and j - i < 6:
         t = tokens[j]
-        if (
+        if t.low in _HOLIDAY:
+            anchor = True
+            if j + 1 < n and tokens[j + 1].low in ("eve", "day"):
+                j += 1  # "christmas eve", "valentines day"
+        elif (
             t.low in _WEEKDAY
             or t.low in _MONTH
             or t.low in ("tomorrow", "tonight", "today")
             or (t.kind == "num" and t.low[-2:] in ("st", "nd", "rd", "th"))
         ):
             anchor = True
+            month = month or t.low in _MONTH
         elif t.kind == "num" and len(t.low) <= 6:
             pass  # "14 July", "at 3": a number counts next to a day or month
         elif t.low not in _DATE_WORD:
@@ -121,7 +130,14 @@ def read_date(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         return None
     if tokens[i].low == "on":
         i += 1
+    if month and j - i > 1 and tokens[i].low == "the":
+        i += 1
     return j, " ".join(t.text for t in tokens[i:j])
+
+
+_HOLIDAY = words(
+    "halloween christmas xmas easter valentines hogmanay diwali eid thanksgiving hanukkah"
+)
 
 
 def read_event(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
@@ -137,7 +153,11 @@ def read_event(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         j += 1
     if j == i or any(t.low in _NOT_EVENTS for t in tokens[i:j]):
         return None
-    return j, " ".join(t.text for t in tokens[i:j]).lower()
+    return j, " ".join(_EVENT_SPELLED.get(t.low, t.text) for t in tokens[i:j]).lower()
+
+
+_EVENT_SPELLED = {"appt": "appointment", "appts": "appointments", "mtg": "meeting"}
+"""Chat abbreviations of what a date is for, stored spelled out ("dentist appt")."""
 
 
 _NOT_EVENTS = (
@@ -225,6 +245,7 @@ READERS: dict[str, Reader] = {
     "job": read_job,
     "diet": read_diet,
     "habit": read_habit,
+    "vice": read_vice,
     "pastime": read_pastime,
     "group": read_group,
     "list": read_list,

@@ -16,7 +16,9 @@ from remem.extraction.grammar.tables.habits_details import (
     PROJECT,
 )
 from remem.extraction.grammar.tables.people_pets import FAMILY, PARTNER, PET
-from remem.extraction.grammar.tables.places_work import JOB, MOVE, ORIGIN, SCHOOL
+from remem.extraction.grammar.tables.places import MOVE, ORIGIN
+from remem.extraction.grammar.tables.school import SCHOOL
+from remem.extraction.grammar.tables.work import JOB
 
 __all__ = ["KINDS", "TABLES"]
 

@@ -102,6 +102,14 @@ HABIT: tuple[Rule, ...] = (
         negated="end",
     ),
     rule("habit", "habit", f"{_PRE} a smoker", "{S} smokes.", fixed="smoking", negated="end"),
+    rule(
+        "habit",
+        "habit",
+        # only with its negation, and an ending only when it stopped: "not smoking anymore"
+        "{who} @be? not|n't|no|never @adv* {v:vice}",
+        "{S} does {v}.",
+        negated="end",
+    ),
 )
 
 HEALTH: tuple[Rule, ...] = (
@@ -200,6 +208,13 @@ PREFERENCE: tuple[Rule, ...] = (
         negated="end",
     ),
     rule("preference", "dislike", "{who} @adv* @dislike {v:list}", "{S} dislikes {v}."),
+    rule(
+        "preference",
+        "dislike",
+        "{who} @adv* can|cannot n't|not? stand|bear {v:list}",
+        "{S} dislikes {v}.",
+        negated="keep",  # "can't stand" is the dislike, not its negation
+    ),
     rule("preference", "hobby", "{who} @adv* play|plays {v:list}", "{S} plays {v}.", negated="end"),
     rule(
         "preference",
@@ -265,7 +280,7 @@ PROJECT: tuple[Rule, ...] = (
     rule(
         "project",
         "project",
-        "my|our side|new|current|main? project|app|startup is called|named {v:lname}",
+        "my|our|the side|new|current|main? project|app|startup is|'s now? called|named {v:lname}",
         _PROJECT,
     ),
     rule(
@@ -300,7 +315,7 @@ PROJECT: tuple[Rule, ...] = (
 )
 
 DATE: tuple[Rule, ...] = (
-    rule("date", "birthday", "my|our birthday|bday is|'s on? {v:date}", "{Ss} birthday is {v}."),
+    rule("date", "birthday", "my|our? birthday|bday is|'s on? {v:date}", "{Ss} birthday is {v}."),
     rule("date", "birthday", "{who} was born on {v:date}", "{Ss} birthday is {v}."),
     rule(
         "date",

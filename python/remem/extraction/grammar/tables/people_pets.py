@@ -334,6 +334,34 @@ PET: tuple[Rule, ...] = (
     rule(
         "pet",
         "pet",
+        # "we had to have Cooper put down", "had Mittens put to sleep"
+        f"{_PRE} had|have|having|got to? have|get? my|our? {{animal:animal}}? {{v:name}} "
+        "put down|to",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        "the|our|my? vet|vets put|had|has my|our? {animal:animal}? {v:name} down|to",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        # "RIP Bonnie, the best cat in the world": the animal word says the name is a pet's
+        "rip {v:name} ,? the|my|our? best|bestest|goodest|sweetest|good|old|little* "
+        "@animal|boy|girl",
+        _LOST,
+        op=END,
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
         f"{_PRE} rehomed|rehoming my|our? {{animal:animal}}? ,? {{v:name}}",
         "{S} rehomed {v}.",
         op=END,

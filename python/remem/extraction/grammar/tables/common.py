@@ -1,0 +1,8 @@
+"""Pattern pieces the place, work and school tables share."""
+
+from __future__ import annotations
+
+__all__ = ["PRE"]
+
+PRE = "{who} @adv* @have? @adv* @be? @adv*"
+"""Subject, then any of "just", "'ve", "been", "finally", "not" …"""

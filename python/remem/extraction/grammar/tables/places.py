@@ -1,0 +1,163 @@
+"""Fact tables: where the user lives (``move``) and where they come from (``origin``)."""
+
+from __future__ import annotations
+
+from remem.extraction.grammar.rule import END, Rule, rule
+from remem.extraction.grammar.tables.common import PRE as _PRE
+
+__all__ = ["MOVE", "ORIGIN"]
+
+_LIVES = "{S} lives in {v}."
+_WAY = "back|over|out|away|down|up|across|home|north|south|east|west"
+"""Words between "moved" and "to" ("moved up north to Durham")."""
+
+MOVE: tuple[Rule, ...] = (
+    rule(
+        "move",
+        "city",
+        f"{_PRE} @move {_WAY}* to|into {{v:place}}",
+        _LIVES,
+        event=True,
+        entity="place",
+        negated="end",
+    ),
+    rule(
+        "move",
+        "city",
+        f"{_PRE} @move back|over? to|into a|an|the|our|my new? "
+        "flat|house|place|apartment|home|flatshare in {v:place}",
+        _LIVES,
+        event=True,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
+        f"{_PRE} @move from {{prev:place}} to {{v:place}}",
+        _LIVES,
+        event=True,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
+        f"{_PRE} @live|based|settled|settling|living here? in {{v:place}}",
+        _LIVES,
+        entity="place",
+        negated="end",
+    ),
+    rule(
+        "move",
+        "city",
+        f"{_PRE} got|get|getting|picked|collected the|our|my keys to|for "
+        "the|our|my new? place|flat|house|home|apartment in {v:place}",
+        _LIVES,
+        event=True,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
+        f"{_PRE} bought|buying|rented|renting|found a|an|our|my new? "
+        "house|flat|home|place|apartment in {v:place}",
+        _LIVES,
+        event=True,
+        entity="place",
+    ),
+    rule("move", "city", "{who} @be @adv* back|home? in {v:place} now", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        "{who} @be @adv* back in {v:place} for? good|permanently? $",  # not "… for a week"
+        _LIVES,
+        entity="place",
+    ),
+    rule("move", "city", "{who} @be now in {v:place}", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        # only with its negation: "we're not in Brighton any more" ends the fact, "I'm not in
+        # Leeds" alone is dropped, and "I'm in Rome" (a visit) never matches
+        "{who} @be not|n't|no|never @adv* in {v:place}",
+        _LIVES,
+        entity="place",
+        negated="end",
+    ),
+    rule(
+        "move",
+        "city",
+        "{who} @adv* @have? @adv* lived|living in {v:place} all? my|our whole|entire|adult* "
+        "life|lives",
+        _LIVES,
+        entity="place",
+    ),
+    rule("move", "city", "{who} @be @adv* in {v:place} these days", _LIVES, entity="place"),
+    rule(
+        "move",
+        "city",
+        "{who} @adv* @have @adv* lived|living in {v:place} for|since",
+        _LIVES,
+        entity="place",
+        negated="end",
+    ),
+    rule(
+        "move",
+        "city",
+        "my|our|the new flat|house|place|home|apartment in {v:place}",
+        _LIVES,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
+        "my|our new? home|flat|apartment|house|place|address is in {v:place}",
+        _LIVES,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
+        f"{_PRE} moved|moving out|away of|from {{v:place}}",
+        "{S} no longer lives in {v}.",
+        op=END,
+        entity="place",
+    ),
+)
+
+ORIGIN: tuple[Rule, ...] = (
+    rule(
+        "origin",
+        "hometown",
+        f"{_PRE} originally? from {{v:place}}",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        "{who} @adv* originally? come|comes from {v:place}",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        f"{_PRE} grew|grown up in {{v:place}}",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        f"{_PRE} born and? raised? in {{v:place}}",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        "my|our home? town|hometown is|'s {v:place}",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+)
