@@ -112,8 +112,10 @@ def test_snapshot(benchmark: Any, source: tuple[Path, Path], operation: str) -> 
     benchmark.extra_info["bytes"] = _bytes(last)
     benchmark.extra_info["source_bytes"] = _bytes(memory)
     benchmark.extra_info["correct"] = bool(table_rows(last) == table_rows(memory))
+    # With --benchmark-disable (CI runs every bench once) there are no stats to print.
+    mean = f"{benchmark.stats.stats.mean:.2f} s" if benchmark.stats else "untimed"
     print(
-        f"\n{operation}: {benchmark.stats.stats.mean:.2f} s, {_bytes(last):,} bytes "
+        f"\n{operation}: {mean}, {_bytes(last):,} bytes "
         f"(source {_bytes(memory):,}), correct={benchmark.extra_info['correct']}"
     )
     for out in outs:
