@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_NAMESPACE",
     "MAX_NAMESPACE_CHARS",
     "Namespaces",
+    "check_namespace",
     "normalize_namespaces",
     "require_scope",
     "scope_name",
@@ -46,10 +47,24 @@ MAX_NAMESPACE_CHARS = 512
 
 
 def check_namespace(value: object, *, field: str = "namespace") -> str:
-    """``value`` if it is a valid namespace (an ``Identifier``: a non-empty str of at most 512
-    characters without NUL or lone surrogate), else InvalidArgumentError."""
-    if not isinstance(value, str) or not value:
-        raise InvalidArgumentError(f"{field} must be a non-empty str, got {shown(value)}")
+    """``value`` if it can name a scope, else InvalidArgumentError naming it and what to pass.
+
+    The one namespace rule, used by every entry point (controller reads and writes, the
+    service, the companion, the multi-agent controller): a str of 1..512 characters
+    (the models' ``Identifier``) that is not blank — empty or whitespace-only names are
+    refused, since ``"  "`` would be a scope no one can tell from ``" "`` or from a typo — and
+    holds no NUL or lone surrogate. A name is used exactly as given (never stripped), so
+    ``" alice"`` and ``"alice"`` stay two scopes."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(
+            f"{field} must be a str naming a scope, got {shown(value)}; "
+            "pass e.g. 'default' or scope_name(user='alice')"
+        )
+    if not value.strip():
+        raise InvalidArgumentError(
+            f"{field} {shown(value)} is empty or blank; pass a non-empty name with a visible "
+            "character, e.g. 'default' or scope_name(user='alice')"
+        )
     if len(value) > MAX_NAMESPACE_CHARS:
         raise InvalidArgumentError(
             f"{field} has {len(value)} characters; use at most {MAX_NAMESPACE_CHARS}"

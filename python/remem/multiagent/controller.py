@@ -58,6 +58,7 @@ from remem.multiagent.policy import (
     check_agent_id,
     private_scope,
 )
+from remem.scopes import check_namespace
 from remem.stores.vector import Where
 
 __all__ = ["MultiAgentMemoryController"]
@@ -87,10 +88,7 @@ class MultiAgentMemoryController:
             raise InvalidArgumentError(
                 f"controller must be a MemoryController, got {type(controller).__name__}"
             )
-        if not isinstance(shared_scope, str) or not shared_scope or len(shared_scope) > 512:
-            raise InvalidArgumentError(
-                f"shared_scope must be a non-empty namespace name, got {shown(shared_scope)}"
-            )
+        check_namespace(shared_scope, field="shared_scope")
         if shared_scope.startswith(PRIVATE_SCOPE_PREFIX):
             raise InvalidArgumentError(
                 f"shared_scope {shared_scope!r} starts with {PRIVATE_SCOPE_PREFIX!r}, the prefix "
