@@ -102,7 +102,7 @@ async def test_the_multi_agent_controller_refuses_blank_scopes_and_agents(
         MultiAgentMemoryController(runtime.controller, shared_scope=blank)
     multi = MultiAgentMemoryController(runtime.controller)
     with pytest.raises(InvalidArgumentError, match="non-blank"):
-        multi.register_agent(blank)
+        await multi.register_agent(blank)
     with pytest.raises(InvalidArgumentError, match="non-blank"):
         private_scope(blank)
     assert multi.agents == frozenset()

@@ -93,7 +93,11 @@ class VisibilityPolicy:
     def revoking(self, reader: str, owner: str) -> VisibilityPolicy:
         """This policy without the grant of ``owner``'s private scope to ``reader``."""
         grants = dict(self.grants)
-        grants[reader] = grants.get(reader, frozenset()) - {owner}
+        left = grants.get(reader, frozenset()) - {owner}
+        if left:
+            grants[reader] = left
+        else:
+            grants.pop(reader, None)  # no empty entries: equal policies compare equal
         return VisibilityPolicy(grants)
 
 
