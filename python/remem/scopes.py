@@ -12,6 +12,18 @@ Stores receive the normalised tuple and push it into their index (SQL ``WHERE``,
 posting mask, a vector ``where``), never filter after the top-k, so a scope of 1k memories among
 100k is searched as fast as a store holding only it.
 
+**Sessions.** A transcript session's namespace is immutable: it is fixed when the session is
+created (by its first turn, or by a companion claiming it), no operation changes it, and a
+multi-agent handoff moves memory records, never a session. So the per-process caches of
+``session id -> namespace`` (the controller's turn log, the direct write port, the extraction
+runner) cannot go stale: a second Runtime or process reads the stored value the first time it
+meets the session, and two processes creating one session id in different scopes race on the
+store's unique key — one wins, the other is refused and caches nothing
+(``tests/scopes/test_session_scope_cache.py``). The one way around it is outside the public API:
+deleting a session through the raw ``TranscriptStore.delete_session`` and re-creating the id in
+another scope while another controller still has it cached; do not reuse a session id for
+another scope.
+
 Example::
 
     ns = scope_name(user="alice", agent="planner")       # 'user:alice/agent:planner'
