@@ -45,7 +45,6 @@ system.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -54,7 +53,7 @@ from remem.blocks.store import BlockStore
 from remem.context import ContextCandidate, Priming, PrimingConfig, Section
 from remem.context.priming import Primer
 from remem.controller import MemoryController
-from remem.errors import BlockConflictError, InvalidArgumentError, PolicyViolationError, shown
+from remem.errors import InvalidArgumentError, PolicyViolationError, shown
 from remem.models import MemoryKind, MemoryRecord, MemoryStage, ProvenanceMetadata, ScoredMemory
 from remem.multiagent.policy import (
     PRIVATE_SCOPE_PREFIX,
@@ -63,14 +62,11 @@ from remem.multiagent.policy import (
     check_agent_id,
     private_scope,
 )
-from remem.multiagent.registry import BlockRegistry, RegistryState
+from remem.multiagent.registry import BlockRegistry, Registry, RegistryState, known_agent
 from remem.scopes import check_namespace
 from remem.stores.vector import Where
 
 __all__ = ["MultiAgentMemoryController"]
-
-_COMMIT_ATTEMPTS = 5
-"""Commits of one registry change tried against a registry other controllers keep changing."""
 
 _MEMORY_STAGES = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM)
 """What the wrapper recalls by default: memories, not the (unscoped) episodic turns."""
@@ -126,14 +122,12 @@ class MultiAgentMemoryController:
             )
         self._controller = controller
         self._shared = shared_scope
-        self._state = RegistryState(
+        seed = RegistryState(
             frozenset(),
             visibility if visibility is not None else VisibilityPolicy(),
             shared_writes if shared_writes is not None else SharedWritePolicy(),
         )
-        self._registry: BlockRegistry | None = None
-        self._revision = 0
-        self._changing = asyncio.Lock()
+        self._registry = Registry(seed, None, controller.clock.now)
 
     @classmethod
     async def open(
@@ -160,7 +154,7 @@ class MultiAgentMemoryController:
             visibility=visibility,
             shared_writes=shared_writes,
         )
-        wrapper._registry = BlockRegistry(blocks, shared_scope)
+        wrapper._registry.store = BlockRegistry(blocks, shared_scope)
         await wrapper.reload()
         return wrapper
 
@@ -179,7 +173,7 @@ class MultiAgentMemoryController:
     @property
     def persistent(self) -> bool:
         """Whether the registry is stored in the memory (built with :meth:`open`)."""
-        return self._registry is not None
+        return self._registry.store is not None
 
     @property
     def visibility(self) -> VisibilityPolicy:
@@ -199,12 +193,7 @@ class MultiAgentMemoryController:
     async def reload(self) -> None:
         """Read the stored registry again (changes made by other controllers of this memory);
         a no-op for a wrapper built without :meth:`open`."""
-        if self._registry is None:
-            return
-        stored, revision = await self._registry.load()
-        if stored is not None:
-            self._state = stored
-        self._revision = revision
+        await self._registry.reload()
 
     async def register_agent(self, agent_id: str) -> str:
         """Register ``agent_id`` (idempotent) and return its private scope's namespace."""
@@ -216,8 +205,8 @@ class MultiAgentMemoryController:
         """Let ``reader`` read ``owner``'s private scope (both must be registered)."""
 
         def grant(state: RegistryState) -> RegistryState:
-            _known(state, reader)
-            _known(state, owner)
+            known_agent(state, reader)
+            known_agent(state, owner)
             return replace(state, visibility=state.visibility.granting(reader, owner))
 
         await self._change(grant)
@@ -226,8 +215,8 @@ class MultiAgentMemoryController:
         """Withdraw a :meth:`grant_read`; reading one's own scope cannot be revoked."""
 
         def revoke(state: RegistryState) -> RegistryState:
-            _known(state, reader)
-            _known(state, owner)
+            known_agent(state, reader)
+            known_agent(state, owner)
             if reader == owner:
                 raise InvalidArgumentError(f"agent {reader!r} always reads its own private scope")
             return replace(state, visibility=state.visibility.revoking(reader, owner))
@@ -249,31 +238,12 @@ class MultiAgentMemoryController:
         owners = sorted(state.visibility.owners_readable_by(agent_id) & state.agents)
         return (*(private_scope(o) for o in owners), self._shared)
 
+    @property
+    def _state(self) -> RegistryState:
+        return self._registry.state
+
     async def _change(self, change: Callable[[RegistryState], RegistryState]) -> None:
-        """Apply ``change`` to the registry: in memory, or stored first (atomically, on top of
-        the latest stored registry) and only then in memory, so a failed commit changes
-        nothing."""
-        async with self._changing:
-            if self._registry is None:
-                self._state = change(self._state)
-                return
-            for _ in range(_COMMIT_ATTEMPTS):
-                new = change(self._state)
-                if new == self._state and self._revision > 0:
-                    return  # nothing to store (an idempotent re-registration)
-                try:
-                    self._revision = await self._registry.save(
-                        new, expected_revision=self._revision, at=self._controller.clock.now()
-                    )
-                except BlockConflictError:
-                    await self.reload()  # another controller changed it: apply on top of that
-                    continue
-                self._state = new
-                return
-            raise BlockConflictError(
-                f"the multi-agent registry kept changing under {_COMMIT_ATTEMPTS} attempts to "
-                "commit; retry the change"
-            )
+        await self._registry.change(change)
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -486,7 +456,7 @@ class MultiAgentMemoryController:
     # -- internals ------------------------------------------------------------------------------
 
     def _known(self, agent_id: str) -> str:
-        return _known(self._state, agent_id)
+        return known_agent(self._state, agent_id)
 
     def _write_scope(self, agent_id: str, *, shared: bool) -> str:
         self._known(agent_id)
@@ -536,15 +506,6 @@ class MultiAgentMemoryController:
             filters=filters,
             include_decayed=include_decayed,
         )
-
-
-def _known(state: RegistryState, agent_id: str) -> str:
-    check_agent_id(agent_id)
-    if agent_id not in state.agents:
-        raise PolicyViolationError(
-            f"agent {agent_id!r} is not registered; call register_agent({agent_id!r}) first"
-        )
-    return agent_id
 
 
 def _keyed_order(record: MemoryRecord) -> tuple[str, str, datetime]:

@@ -28,16 +28,31 @@ blocks, so it never appears in a prompt.
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from remem.blocks.edits import BlockChange
 from remem.blocks.store import BlockStore
-from remem.errors import IntegrityError, InvalidArgumentError
+from remem.errors import (
+    BlockConflictError,
+    IntegrityError,
+    InvalidArgumentError,
+    PolicyViolationError,
+)
 from remem.multiagent.policy import SharedWritePolicy, VisibilityPolicy, check_agent_id
 
-__all__ = ["REGISTRY_LABEL", "BlockRegistry", "RegistryState", "decode_registry", "encode_registry"]
+__all__ = [
+    "REGISTRY_LABEL",
+    "BlockRegistry",
+    "Registry",
+    "RegistryState",
+    "decode_registry",
+    "encode_registry",
+    "known_agent",
+]
 
 REGISTRY_LABEL = "multiagent_registry"
 """The label of the block holding the registry, in the shared scope's namespace."""
@@ -46,6 +61,8 @@ FORMAT = 1
 """The version of the stored document; another version is refused on load."""
 
 _ACTOR = "multiagent"
+_COMMIT_ATTEMPTS = 5
+"""Commits of one registry change tried against a registry other controllers keep changing."""
 _FIELDS = frozenset({"agents", "format", "grants", "shared_scope", "shared_writes"})
 
 
@@ -175,3 +192,65 @@ class BlockRegistry:
         )
         self._entry = entry
         return stored.revision
+
+
+class Registry:
+    """One multi-agent controller's registry: the current state, kept in memory only or also in
+    a :class:`BlockRegistry` (``store``).
+
+    :meth:`change` applies a function of the state: with a store it is committed first, on
+    top of the latest stored registry (a conflict reloads and applies it again), and only then
+    adopted, so a failed commit changes nothing. Changes of one process are serialised.
+    """
+
+    def __init__(
+        self, state: RegistryState, store: BlockRegistry | None, now: Callable[[], datetime]
+    ) -> None:
+        self.state = state
+        self.store = store
+        self._now = now
+        self._revision = 0
+        self._lock = asyncio.Lock()
+
+    async def reload(self) -> None:
+        """Adopt the stored registry, if there is one (IntegrityError if it is corrupted; the
+        state is then unchanged)."""
+        if self.store is None:
+            return
+        stored, revision = await self.store.load()
+        if stored is not None:
+            self.state = stored
+        self._revision = revision
+
+    async def change(self, change: Callable[[RegistryState], RegistryState]) -> None:
+        async with self._lock:
+            if self.store is None:
+                self.state = change(self.state)
+                return
+            for _ in range(_COMMIT_ATTEMPTS):
+                new = change(self.state)
+                if new == self.state and self._revision > 0:
+                    return  # nothing to store (an idempotent re-registration)
+                try:
+                    self._revision = await self.store.save(
+                        new, expected_revision=self._revision, at=self._now()
+                    )
+                except BlockConflictError:
+                    await self.reload()  # another controller changed it: apply on top of that
+                    continue
+                self.state = new
+                return
+            raise BlockConflictError(
+                f"the multi-agent registry kept changing under {_COMMIT_ATTEMPTS} attempts to "
+                "commit; retry the change"
+            )
+
+
+def known_agent(state: RegistryState, agent_id: str) -> str:
+    """``agent_id`` if it is registered in ``state``, else PolicyViolationError."""
+    check_agent_id(agent_id)
+    if agent_id not in state.agents:
+        raise PolicyViolationError(
+            f"agent {agent_id!r} is not registered; call register_agent({agent_id!r}) first"
+        )
+    return agent_id
