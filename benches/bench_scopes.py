@@ -102,7 +102,7 @@ class _Store:
         self.planted_id = self.loop.run_until_complete(self._fill())
         self.fill_seconds = time.perf_counter() - started
         self.multi = MultiAgentMemoryController(self.rt.controller)
-        self.multi.register_agent("s0")
+        self.loop.run_until_complete(self.multi.register_agent("s0"))
 
     async def _fill(self) -> str:
         planted = ""

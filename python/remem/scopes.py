@@ -12,6 +12,18 @@ Stores receive the normalised tuple and push it into their index (SQL ``WHERE``,
 posting mask, a vector ``where``), never filter after the top-k, so a scope of 1k memories among
 100k is searched as fast as a store holding only it.
 
+**Sessions.** A transcript session's namespace is immutable: it is fixed when the session is
+created (by its first turn, or by a companion claiming it), no operation changes it, and a
+multi-agent handoff moves memory records, never a session. So the per-process caches of
+``session id -> namespace`` (the controller's turn log, the direct write port, the extraction
+runner) cannot go stale: a second Runtime or process reads the stored value the first time it
+meets the session, and two processes creating one session id in different scopes race on the
+store's unique key — one wins, the other is refused and caches nothing
+(``tests/scopes/test_session_scope_cache.py``). The one way around it is outside the public API:
+deleting a session through the raw ``TranscriptStore.delete_session`` and re-creating the id in
+another scope while another controller still has it cached; do not reuse a session id for
+another scope.
+
 Example::
 
     ns = scope_name(user="alice", agent="planner")       # 'user:alice/agent:planner'
@@ -30,6 +42,7 @@ __all__ = [
     "DEFAULT_NAMESPACE",
     "MAX_NAMESPACE_CHARS",
     "Namespaces",
+    "check_namespace",
     "normalize_namespaces",
     "require_scope",
     "scope_name",
@@ -46,10 +59,24 @@ MAX_NAMESPACE_CHARS = 512
 
 
 def check_namespace(value: object, *, field: str = "namespace") -> str:
-    """``value`` if it is a valid namespace (an ``Identifier``: a non-empty str of at most 512
-    characters without NUL or lone surrogate), else InvalidArgumentError."""
-    if not isinstance(value, str) or not value:
-        raise InvalidArgumentError(f"{field} must be a non-empty str, got {shown(value)}")
+    """``value`` if it can name a scope, else InvalidArgumentError naming it and what to pass.
+
+    The one namespace rule, used by every entry point (controller reads and writes, the
+    service, the companion, the multi-agent controller): a str of 1..512 characters
+    (the models' ``Identifier``) that is not blank — empty or whitespace-only names are
+    refused, since ``"  "`` would be a scope no one can tell from ``" "`` or from a typo — and
+    holds no NUL or lone surrogate. A name is used exactly as given (never stripped), so
+    ``" alice"`` and ``"alice"`` stay two scopes."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(
+            f"{field} must be a str naming a scope, got {shown(value)}; "
+            "pass e.g. 'default' or scope_name(user='alice')"
+        )
+    if not value.strip():
+        raise InvalidArgumentError(
+            f"{field} {shown(value)} is empty or blank; pass a non-empty name with a visible "
+            "character, e.g. 'default' or scope_name(user='alice')"
+        )
     if len(value) > MAX_NAMESPACE_CHARS:
         raise InvalidArgumentError(
             f"{field} has {len(value)} characters; use at most {MAX_NAMESPACE_CHARS}"

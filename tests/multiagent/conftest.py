@@ -32,8 +32,8 @@ async def runtime(tmp_path: Path, backend: dict[str, str]) -> AsyncIterator[reme
 
 
 @pytest.fixture
-def multi(runtime: remem.Runtime) -> MultiAgentMemoryController:
-    wrapper = MultiAgentMemoryController(runtime.controller)
+async def multi(runtime: remem.Runtime) -> MultiAgentMemoryController:
+    wrapper = await MultiAgentMemoryController.open(runtime.controller, runtime.block_store)
     for agent in ("a", "b", "lead"):
-        wrapper.register_agent(agent)
+        await wrapper.register_agent(agent)
     return wrapper

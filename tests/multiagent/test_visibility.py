@@ -63,11 +63,11 @@ async def test_a_grant_opens_the_owner_scope_and_a_revoke_closes_it(
     multi: MultiAgentMemoryController,
 ) -> None:
     await multi.remember("a", SECRET)
-    multi.grant_read("lead", "a")
+    await multi.grant_read("lead", "a")
     assert multi.readable_scopes("lead") == ("agent:a", "agent:lead", "shared")
     assert SECRET in texts(await multi.recall("lead", "vault code zebra"))
     assert await multi.recall("b", "vault code zebra") == []  # a grant is not transitive
-    multi.revoke_read("lead", "a")
+    await multi.revoke_read("lead", "a")
     assert await multi.recall("lead", "vault code zebra") == []
 
 
@@ -86,9 +86,9 @@ async def test_unregistered_agents_and_bad_scopes_are_refused(
     with pytest.raises(PolicyViolationError, match="register_agent"):
         await multi.recall("mallory", "anything")
     with pytest.raises(PolicyViolationError, match="register_agent"):
-        multi.grant_read("a", "mallory")
+        await multi.grant_read("a", "mallory")
     with pytest.raises(InvalidArgumentError, match="own private scope"):
-        multi.revoke_read("a", "a")
+        await multi.revoke_read("a", "a")
     with pytest.raises(InvalidArgumentError, match="prefix"):
         MultiAgentMemoryController(multi.controller, shared_scope="agent:x")
 
@@ -100,8 +100,8 @@ async def test_unregistered_agents_and_bad_scopes_are_refused(
 async def test_agent_ids_that_look_alike_get_distinct_scopes(
     multi: MultiAgentMemoryController, first: str, second: str
 ) -> None:
-    multi.register_agent(first)
-    multi.register_agent(second)
+    await multi.register_agent(first)
+    await multi.register_agent(second)
     assert private_scope(first) != private_scope(second)
     await multi.remember(first, SECRET)
     assert SECRET in texts(await multi.recall(first, "vault code zebra"))

@@ -13,7 +13,7 @@ from tests.multiagent.conftest import T0
 async def test_allow_list_lets_only_named_agents_write_shared(
     multi: MultiAgentMemoryController,
 ) -> None:
-    multi.set_shared_writes(SharedWritePolicy.only("lead"))
+    await multi.set_shared_writes(SharedWritePolicy.only("lead"))
     written = await multi.remember("lead", "deploys freeze at noon", shared=True)
     assert written.namespace == "shared"
     with pytest.raises(PolicyViolationError, match="may not write the shared scope"):
@@ -24,7 +24,7 @@ async def test_allow_list_lets_only_named_agents_write_shared(
 async def test_nobody_policy_refuses_shared_writes_and_handoffs(
     multi: MultiAgentMemoryController,
 ) -> None:
-    multi.set_shared_writes(SharedWritePolicy.nobody())
+    await multi.set_shared_writes(SharedWritePolicy.nobody())
     own = await multi.remember("a", "a private plan")
     with pytest.raises(PolicyViolationError):
         await multi.remember("lead", "nothing shared", shared=True)
@@ -67,7 +67,7 @@ async def test_handoff_of_someone_elses_memory_is_refused(
     multi: MultiAgentMemoryController,
 ) -> None:
     secret = await multi.remember("a", "a's secret route")
-    multi.grant_read("lead", "a")  # reading is not owning
+    await multi.grant_read("lead", "a")  # reading is not owning
     with pytest.raises(PolicyViolationError, match="private scope"):
         await multi.handoff("lead", [secret.id])
     with pytest.raises(InvalidArgumentError, match="'shared' only"):

@@ -69,9 +69,9 @@ HOSTILE = [
 def _valid(name: str) -> bool:
     try:
         check_namespace(name)
-    except InvalidArgumentError:
+    except InvalidArgumentError:  # blank names included: every entry point refuses them
         return False
-    return bool(name.strip())  # the servers refuse blank names; the controller does not
+    return True
 
 
 scope_names = st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1, max_size=24).filter(_valid))
@@ -145,15 +145,15 @@ async def write(rt: remem.Runtime, a: str, b: str) -> World:
     )
     await companion_a.turn(f"I moved to {secret}", session_id=ca)
 
-    multi = MultiAgentMemoryController(c)
+    multi = await MultiAgentMemoryController.open(c, rt.block_store)
     agents = (a, b)
     try:
         for agent in agents:
-            multi.register_agent(agent)
+            await multi.register_agent(agent)
     except InvalidArgumentError:  # an agent id has its own limits; the scopes are still drawn
         agents = (f"agent-a-{tag}", f"agent-b-{tag}")
         for agent in agents:
-            multi.register_agent(agent)
+            await multi.register_agent(agent)
     await multi.remember(agents[0], f"the agent vault word is {secret}")
 
     sb, cb = f"sb-{tag}", f"cb-{tag}"

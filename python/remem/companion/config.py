@@ -52,7 +52,8 @@ from typing import Literal
 
 from remem.blocks import CoreMemoryConfig
 from remem.context import AssemblerConfig, PrimingConfig
-from remem.errors import ConfigError
+from remem.errors import ConfigError, InvalidArgumentError
+from remem.scopes import check_namespace
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "EarlierValues", "Packing", "RecallMode"]
 
@@ -134,6 +135,10 @@ class CompanionConfig:
                 "CompanionConfig.priming must be a PrimingConfig, 'controller' or None, "
                 f"got {self.priming!r}"
             )
+        try:
+            check_namespace(self.namespace)
+        except InvalidArgumentError as exc:
+            raise ConfigError(f"CompanionConfig.namespace: {exc}") from exc
         self.assembler_config()  # validates budget and output_reserve
 
     @property

@@ -5,7 +5,10 @@ A read names one scope, several, or None for all; a turn write names its session
 None (the store's default). In a multi-scope controller (``ControllerConfig(scopes="multi")``)
 naming none is refused with :class:`~remem.errors.ScopeRequiredError` before anything is read
 or written (:func:`remem.scopes.require_scope`). Memory writes (``remember``) always name a
-scope (default ``"default"``) and need no check here.
+scope (default ``"default"``), checked by :func:`memory_scope`.
+
+Every name is checked by :func:`remem.scopes.check_namespace`, the one namespace rule (a blank
+or whitespace-only name is refused here exactly as the service refuses it).
 """
 
 from __future__ import annotations
@@ -34,4 +37,9 @@ def write_scope(config: ControllerConfig, namespace: str | None, action: str) ->
     if namespace is None:
         require_scope(None, multi=is_multi(config), action=action)
         return None
+    return check_namespace(namespace)
+
+
+def memory_scope(namespace: object) -> str:
+    """The checked scope a memory write goes to (every memory names one)."""
     return check_namespace(namespace)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.extraction import ExtractionResult
-from remem.controller.scope_checks import write_scope
+from remem.controller.scope_checks import memory_scope, write_scope
 from remem.controller.state import ControllerState
 from remem.controller.turns import check_turn, check_turn_options, check_turns
 from remem.controller.writes import MemorySpec
@@ -138,8 +138,9 @@ class WriteAPI(ControllerState):
         turn and then updates its core blocks from the new records).
         """
         self._check_open()
+        scope = None if namespace is None else memory_scope(namespace)
         return await self._extraction.apply_now(
-            result, entries, now if now is not None else self.clock.now(), namespace
+            result, entries, now if now is not None else self.clock.now(), scope
         )
 
     async def flush_extraction(self) -> None:

@@ -36,6 +36,7 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
+from remem.controller.scope_checks import memory_scope
 from remem.controller.write_batcher import WriteBatcher
 from remem.embeddings import EmbeddingService
 from remem.errors import InputError, InvalidArgumentError, NonFiniteError, ShapeError, shown
@@ -315,7 +316,7 @@ def _build_record(
         id=memory_id if memory_id is not None else f"mem-{uuid.uuid4().hex}",
         text=text,
         kind=memory_kind,
-        namespace=namespace,
+        namespace=memory_scope(namespace),
         session_id=session_id,
         lifecycle=MemoryLifecycleMetadata(
             stage=MemoryStage.SHORT_TERM,

@@ -7,15 +7,18 @@ between agents creates no private scopes by itself. Every memory the wrapper wri
 created_at; ``parent_ids`` names the private original of a handed-off memory), returned on
 every recall hit as ``hit.record.provenance``.
 
-    multi = MultiAgentMemoryController(controller, shared_writes=SharedWritePolicy.only("lead"))
-    multi.register_agent("lead")
-    multi.register_agent("scout")
+    multi = await MultiAgentMemoryController.open(
+        rt.controller, rt.block_store, shared_writes=SharedWritePolicy.only("lead")
+    )
+    await multi.register_agent("lead")                      # stored in the memory itself
+    await multi.register_agent("scout")
     note = await multi.remember("scout", "the staging DB is on port 5433")
     await multi.recall("lead", "staging port")              # nothing: scout's note is private
     await multi.handoff("lead", [note.id], note="checked")  # refused: lead does not own it
-    multi.grant_read("lead", "scout")                       # now lead reads scout's scope too
+    await multi.grant_read("lead", "scout")                 # now lead reads scout's scope too
 
-Rules (one home: this module and :mod:`remem.multiagent.policy`):
+Rules (one home: this module and :mod:`remem.multiagent.policy`; the registry of agents and
+policies persists through :mod:`remem.multiagent.registry`):
 
 * **Reads** — ``recall``, ``recall_many``, ``keyed_facts`` and ``prime`` read only the scopes
   the :class:`~remem.multiagent.VisibilityPolicy` lets the agent read: its own private scope,
@@ -42,10 +45,11 @@ system.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from remem.blocks.store import BlockStore
 from remem.context import ContextCandidate, Priming, PrimingConfig, Section
 from remem.context.priming import Primer
 from remem.controller import MemoryController
@@ -58,6 +62,8 @@ from remem.multiagent.policy import (
     check_agent_id,
     private_scope,
 )
+from remem.multiagent.registry import BlockRegistry, Registry, RegistryState, known_agent
+from remem.scopes import check_namespace
 from remem.stores.vector import Where
 
 __all__ = ["MultiAgentMemoryController"]
@@ -73,6 +79,19 @@ class MultiAgentMemoryController:
     ``agent:``, the private-scope prefix). ``visibility`` and ``shared_writes`` are the initial
     policies (default: no grants; any registered agent may write shared). The wrapper does not
     own the controller: closing it is the caller's business (see the module docstring).
+
+    **Persistence.** Built with :meth:`open` and the memory's block store, the registry (agents,
+    read grants, the shared-write policy) lives in the memory itself
+    (:mod:`remem.multiagent.registry`): each change is one atomic block commit, and reopening
+    the memory — another process, or the same one after a restart — gives the same visibility
+    and policy, revoked grants staying revoked. A stored registry wins over ``visibility`` and
+    ``shared_writes``, which only seed a memory that has none yet. Built with the plain
+    constructor, the registry lives in this object only and is lost with it.
+
+    Several controllers over one memory: each reads the registry when opened and after each
+    of its own changes; a change made elsewhere is seen after :meth:`reload`. A change never
+    overwrites another's: a commit against a registry that moved on reloads it and applies the
+    change again on top.
     """
 
     def __init__(
@@ -87,20 +106,57 @@ class MultiAgentMemoryController:
             raise InvalidArgumentError(
                 f"controller must be a MemoryController, got {type(controller).__name__}"
             )
-        if not isinstance(shared_scope, str) or not shared_scope or len(shared_scope) > 512:
-            raise InvalidArgumentError(
-                f"shared_scope must be a non-empty namespace name, got {shown(shared_scope)}"
-            )
+        check_namespace(shared_scope, field="shared_scope")
         if shared_scope.startswith(PRIVATE_SCOPE_PREFIX):
             raise InvalidArgumentError(
                 f"shared_scope {shared_scope!r} starts with {PRIVATE_SCOPE_PREFIX!r}, the prefix "
                 "of private agent scopes; choose another name, e.g. 'shared'"
             )
+        if visibility is not None and not isinstance(visibility, VisibilityPolicy):
+            raise InvalidArgumentError(
+                f"visibility must be a VisibilityPolicy, got {type(visibility).__name__}"
+            )
+        if shared_writes is not None and not isinstance(shared_writes, SharedWritePolicy):
+            raise InvalidArgumentError(
+                f"shared_writes must be a SharedWritePolicy, got {type(shared_writes).__name__}"
+            )
         self._controller = controller
         self._shared = shared_scope
-        self._visibility = visibility if visibility is not None else VisibilityPolicy()
-        self._writes = shared_writes if shared_writes is not None else SharedWritePolicy()
-        self._agents: set[str] = set()
+        seed = RegistryState(
+            frozenset(),
+            visibility if visibility is not None else VisibilityPolicy(),
+            shared_writes if shared_writes is not None else SharedWritePolicy(),
+        )
+        self._registry = Registry(seed, None, controller.clock.now)
+
+    @classmethod
+    async def open(
+        cls,
+        controller: MemoryController,
+        blocks: BlockStore,
+        *,
+        shared_scope: str = "shared",
+        visibility: VisibilityPolicy | None = None,
+        shared_writes: SharedWritePolicy | None = None,
+    ) -> MultiAgentMemoryController:
+        """A wrapper whose registry persists in ``blocks`` (``runtime.block_store``): the
+        stored registry if the memory has one (IntegrityError if it is corrupted), else one
+        seeded from ``visibility`` and ``shared_writes``.
+
+        Example::
+
+            multi = await MultiAgentMemoryController.open(rt.controller, rt.block_store)
+            await multi.register_agent("lead")     # stored: survives a restart
+        """
+        wrapper = cls(
+            controller,
+            shared_scope=shared_scope,
+            visibility=visibility,
+            shared_writes=shared_writes,
+        )
+        wrapper._registry.store = BlockRegistry(blocks, shared_scope)
+        await wrapper.reload()
+        return wrapper
 
     # -- agents and policy ----------------------------------------------------------------------
 
@@ -115,52 +171,79 @@ class MultiAgentMemoryController:
         return self._shared
 
     @property
+    def persistent(self) -> bool:
+        """Whether the registry is stored in the memory (built with :meth:`open`)."""
+        return self._registry.store is not None
+
+    @property
     def visibility(self) -> VisibilityPolicy:
         """The current visibility policy."""
-        return self._visibility
+        return self._state.visibility
 
     @property
     def shared_writes(self) -> SharedWritePolicy:
         """The current shared-write policy."""
-        return self._writes
+        return self._state.shared_writes
 
     @property
     def agents(self) -> frozenset[str]:
         """The registered agent ids."""
-        return frozenset(self._agents)
+        return self._state.agents
 
-    def register_agent(self, agent_id: str) -> str:
+    async def reload(self) -> None:
+        """Read the stored registry again (changes made by other controllers of this memory);
+        a no-op for a wrapper built without :meth:`open`."""
+        await self._registry.reload()
+
+    async def register_agent(self, agent_id: str) -> str:
         """Register ``agent_id`` (idempotent) and return its private scope's namespace."""
-        self._agents.add(check_agent_id(agent_id))
-        return private_scope(agent_id)
+        agent = check_agent_id(agent_id)
+        await self._change(lambda s: replace(s, agents=s.agents | {agent}))
+        return private_scope(agent)
 
-    def grant_read(self, reader: str, owner: str) -> None:
+    async def grant_read(self, reader: str, owner: str) -> None:
         """Let ``reader`` read ``owner``'s private scope (both must be registered)."""
-        self._known(reader)
-        self._known(owner)
-        self._visibility = self._visibility.granting(reader, owner)
 
-    def revoke_read(self, reader: str, owner: str) -> None:
+        def grant(state: RegistryState) -> RegistryState:
+            known_agent(state, reader)
+            known_agent(state, owner)
+            return replace(state, visibility=state.visibility.granting(reader, owner))
+
+        await self._change(grant)
+
+    async def revoke_read(self, reader: str, owner: str) -> None:
         """Withdraw a :meth:`grant_read`; reading one's own scope cannot be revoked."""
-        self._known(reader)
-        self._known(owner)
-        if reader == owner:
-            raise InvalidArgumentError(f"agent {reader!r} always reads its own private scope")
-        self._visibility = self._visibility.revoking(reader, owner)
 
-    def set_shared_writes(self, policy: SharedWritePolicy) -> None:
+        def revoke(state: RegistryState) -> RegistryState:
+            known_agent(state, reader)
+            known_agent(state, owner)
+            if reader == owner:
+                raise InvalidArgumentError(f"agent {reader!r} always reads its own private scope")
+            return replace(state, visibility=state.visibility.revoking(reader, owner))
+
+        await self._change(revoke)
+
+    async def set_shared_writes(self, policy: SharedWritePolicy) -> None:
         """Replace the shared-write policy."""
         if not isinstance(policy, SharedWritePolicy):
             raise InvalidArgumentError(
                 f"policy must be a SharedWritePolicy, got {type(policy).__name__}"
             )
-        self._writes = policy
+        await self._change(lambda s: replace(s, shared_writes=policy))
 
     def readable_scopes(self, agent_id: str) -> tuple[str, ...]:
         """The namespaces ``agent_id`` reads: its own private scope, granted ones, the shared."""
         self._known(agent_id)
-        owners = sorted(self._visibility.owners_readable_by(agent_id) & self._agents)
+        state = self._state
+        owners = sorted(state.visibility.owners_readable_by(agent_id) & state.agents)
         return (*(private_scope(o) for o in owners), self._shared)
+
+    @property
+    def _state(self) -> RegistryState:
+        return self._registry.state
+
+    async def _change(self, change: Callable[[RegistryState], RegistryState]) -> None:
+        await self._registry.change(change)
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -373,12 +456,7 @@ class MultiAgentMemoryController:
     # -- internals ------------------------------------------------------------------------------
 
     def _known(self, agent_id: str) -> str:
-        check_agent_id(agent_id)
-        if agent_id not in self._agents:
-            raise PolicyViolationError(
-                f"agent {agent_id!r} is not registered; call register_agent({agent_id!r}) first"
-            )
-        return agent_id
+        return known_agent(self._state, agent_id)
 
     def _write_scope(self, agent_id: str, *, shared: bool) -> str:
         self._known(agent_id)
@@ -386,10 +464,11 @@ class MultiAgentMemoryController:
             raise InvalidArgumentError(f"shared must be a bool, got {shown(shared)}")
         if not shared:
             return private_scope(agent_id)
-        if not self._writes.may_write(agent_id):
+        if not self._state.shared_writes.may_write(agent_id):
             raise PolicyViolationError(
                 f"agent {agent_id!r} may not write the shared scope {self._shared!r} "
-                f"(shared writers: {shown(self._writes.writers)}); write privately instead"
+                f"(shared writers: {shown(self._state.shared_writes.writers)}); write privately "
+                "instead"
             )
         return self._shared
 

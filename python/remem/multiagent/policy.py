@@ -36,11 +36,12 @@ _MAX_AGENT_ID = 512 - len(PRIVATE_SCOPE_PREFIX)  # the namespace is an Identifie
 
 
 def check_agent_id(agent_id: object) -> str:
-    """Return ``agent_id`` if it can name an agent, else raise InvalidArgumentError."""
-    if not isinstance(agent_id, str) or not agent_id or len(agent_id) > _MAX_AGENT_ID:
+    """Return ``agent_id`` if it can name an agent, else raise InvalidArgumentError (blank ids
+    are refused like blank namespaces, :func:`remem.scopes.check_namespace`)."""
+    if not isinstance(agent_id, str) or not agent_id.strip() or len(agent_id) > _MAX_AGENT_ID:
         raise InvalidArgumentError(
-            f"an agent id must be a non-empty string of at most {_MAX_AGENT_ID} characters, "
-            f"got {shown(agent_id)}"
+            f"an agent id must be a non-blank string of at most {_MAX_AGENT_ID} characters, "
+            f"got {shown(agent_id)}; pass e.g. 'planner'"
         )
     return check_text(agent_id, field="agent id")
 
@@ -92,7 +93,11 @@ class VisibilityPolicy:
     def revoking(self, reader: str, owner: str) -> VisibilityPolicy:
         """This policy without the grant of ``owner``'s private scope to ``reader``."""
         grants = dict(self.grants)
-        grants[reader] = grants.get(reader, frozenset()) - {owner}
+        left = grants.get(reader, frozenset()) - {owner}
+        if left:
+            grants[reader] = left
+        else:
+            grants.pop(reader, None)  # no empty entries: equal policies compare equal
         return VisibilityPolicy(grants)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from remem.errors import ConfigError, InvalidArgumentError, UnknownScopeError, shown
-from remem.models import check_text
+from remem.scopes import check_namespace
 
 __all__ = ["MAX_NAMESPACE_CHARS", "ServiceConfig"]
 
@@ -78,10 +78,12 @@ class ServiceConfig:
 
 
 def _check_name(name: object) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidArgumentError(f"namespace must be a non-empty string, got {shown(name)}")
+    # The namespace rule is remem.scopes' (one home); the server only adds its tighter length
+    # bound, which its REST query parameters also declare.
+    check_namespace(name)
+    assert isinstance(name, str)
     if len(name) > MAX_NAMESPACE_CHARS:
         raise InvalidArgumentError(
             f"namespace has {len(name)} characters; use at most {MAX_NAMESPACE_CHARS}"
         )
-    return check_text(name, field="namespace")
+    return name
