@@ -69,7 +69,10 @@ async def test_writes_carry_the_cached_labels_without_a_rescan(
     v = rng.standard_normal((40, 8)).astype(np.float32)
     ids = [f"{i:03d}" for i in range(40)]
     metas = [{"namespace": "a" if i % 2 else "b", "n": i} for i in range(40)]
-    filters = [{"namespace": "a"}, {"$and": [{"namespace": "b"}, {"n": {"$gte": 10}}]}]
+    filters: list[dict[str, object]] = [
+        {"namespace": "a"},
+        {"$and": [{"namespace": "b"}, {"n": {"$gte": 10}}]},
+    ]
     async with HnswVectorStore(tmp_path / "warm", config) as warm:
         await warm.create_collection("c", model_name="m", dimension=8)
         await warm.add("c", ids, v, metadatas=metas)
