@@ -188,10 +188,9 @@ class MemoryController(WriteAPI, ReadAPI):
         return self._stores
 
     @property
-    def timezone(self) -> str | None:
-        """The IANA timezone the episodic store groups calendar days in (None if it has none)."""
-        zone = getattr(self._stores.episodic, "timezone", None)
-        return zone if isinstance(zone, str) else None
+    def timezone(self) -> str:
+        """The IANA timezone the episodic store groups calendar days in."""
+        return self._stores.episodic.timezone
 
     @property
     def write_behind(self) -> WriteBehind | None:

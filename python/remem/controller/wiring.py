@@ -9,7 +9,10 @@ Example::
 
     parts = wire(stores, collections, writes=None, graph=GraphServices(), config=cfg,
                  clock=clock, telemetry=None)
-    await parts.writer.remember("Ana lives in Lisbon")
+    record = build_record("Ana lives in Lisbon", kind="fact", provenance=None,
+                          namespace="default", session_id=None, metadata=None,
+                          memory_id=None, now=clock.now())
+    await parts.writer.remember(record, entities=None, vector=None, own_id=False)
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from remem.controller.extraction import ExtractionResult
 from remem.controller.scope_checks import memory_scope, write_scope
 from remem.controller.state import ControllerState
 from remem.controller.turns import check_turn, check_turn_options, check_turns
-from remem.controller.writes import MemorySpec
+from remem.controller.writes import MemoryDefaults, MemorySpec, build_record
 from remem.models import (
     MemoryKind,
     MemoryRecord,
@@ -175,17 +175,19 @@ class WriteAPI(ControllerState):
         consolidator orders contradicting facts by it, else by creation time)."""
         self._check_open()
         started = time.perf_counter()
-        record = await self._writer.remember(
+        built = build_record(
             text,
             kind=kind,
             provenance=provenance,
             namespace=namespace,
             session_id=session_id,
             metadata=metadata,
-            entities=entities,
-            vector=vector,
             memory_id=memory_id,
+            now=self.clock.now(),
             valid_from=valid_from,
+        )
+        record = await self._writer.remember(
+            built, entities=entities, vector=vector, own_id=memory_id is not None
         )
         self._books.emit("remember", started)
         return record
@@ -207,15 +209,8 @@ class WriteAPI(ControllerState):
         ``entities``: link them with ``remember``. Returns the records in input order."""
         self._check_open()
         started = time.perf_counter()
-        records = await self._writer.remember_many(
-            items,
-            kind=kind,
-            provenance=provenance,
-            namespace=namespace,
-            session_id=session_id,
-            metadata=metadata,
-            vectors=vectors,
-        )
+        defaults = MemoryDefaults(kind, provenance, namespace, session_id, metadata)
+        records = await self._writer.remember_many(items, defaults, vectors)
         self._books.emit("remember_many", started, memories=len(records))
         return records
 

@@ -89,30 +89,16 @@ class MemoryWriter:
 
     async def remember(
         self,
-        text: str,
+        record: MemoryRecord,
         *,
-        kind: MemoryKind | str = MemoryKind.FACT,
-        provenance: ProvenanceMetadata | None = None,
-        namespace: str = "default",
-        session_id: str | None = None,
-        metadata: Mapping[str, object] | None = None,
-        entities: Sequence[str] | None = None,
-        vector: NDArray[np.float32] | Sequence[float] | None = None,
-        memory_id: str | None = None,
-        valid_from: datetime | None = None,
+        entities: Sequence[str] | None,
+        vector: NDArray[np.float32] | Sequence[float] | None,
+        own_id: bool,
     ) -> MemoryRecord:
-        now = self._now()
-        record = _build_record(
-            text,
-            kind=kind,
-            provenance=provenance,
-            namespace=namespace,
-            session_id=session_id,
-            metadata=metadata,
-            memory_id=memory_id,
-            now=now,
-            valid_from=valid_from,
-        )
+        """Store ``record`` (from :func:`build_record`): its vector (embedded now unless
+        ``vector``), its ``entities`` resolved and linked; ``own_id`` when the caller chose the
+        memory id (the stores confirm it, so a duplicate raises here)."""
+        text, namespace = record.text, record.namespace
         names = _entity_names(entities)
         if vector is None:
             vectors = await self.embeddings.embed_documents([text])
@@ -122,7 +108,7 @@ class MemoryWriter:
             resolved = [await self.resolver.resolve(n, namespace=namespace) for n in names]
             written = await self.resolver.upsert_resolved(resolved, provenance=record.provenance)
             record = record.replace(entity_ids=tuple(e.id for e in written))
-        if self.writes.journaled and memory_id is None:
+        if self.writes.journaled and not own_id:
             # Write-behind: durable in the journal now, in the stores with the next batch. A
             # caller's own id is confirmed by the stores (batched), so a duplicate raises here.
             await self.writes.store_memories([record], vectors)
@@ -133,24 +119,22 @@ class MemoryWriter:
     async def remember_many(
         self,
         items: Sequence[str | MemorySpec],
-        *,
-        kind: MemoryKind | str = MemoryKind.FACT,
-        provenance: ProvenanceMetadata | None = None,
-        namespace: str = "default",
-        session_id: str | None = None,
-        metadata: Mapping[str, object] | None = None,
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None = None,
+        defaults: MemoryDefaults,
+        vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None,
     ) -> list[MemoryRecord]:
-        """``remember`` for many memories: validate all, embed once, one batch per store."""
+        """``remember`` for many memories: validate all, embed once, one batch per store; an
+        item's field left None takes ``defaults``."""
         if isinstance(items, str) or not isinstance(items, Sequence):
             raise InvalidArgumentError("remember_many takes a list of texts or MemorySpec")
+        kind, provenance, namespace = defaults.kind, defaults.provenance, defaults.namespace
+        session_id, metadata = defaults.session_id, defaults.metadata
         now = self._now()
         records: list[MemoryRecord] = []
         seen: dict[str, int] = {}
         for i, item in enumerate(items):
             spec = item if isinstance(item, MemorySpec) else MemorySpec(item)
             try:
-                record = _build_record(
+                record = build_record(
                     spec.text,
                     kind=kind if spec.kind is None else spec.kind,
                     provenance=provenance,
@@ -269,6 +253,17 @@ class MemoryWriter:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryDefaults:
+    """The keyword defaults of one ``remember_many`` call (see :class:`MemorySpec`)."""
+
+    kind: MemoryKind | str
+    provenance: ProvenanceMetadata | None
+    namespace: str
+    session_id: str | None
+    metadata: Mapping[str, object] | None
+
+
+@dataclass(frozen=True, slots=True)
 class MemorySpec:
     """One memory for ``remember_many``; a field left ``None`` takes the call's default.
 
@@ -283,7 +278,7 @@ class MemorySpec:
     memory_id: str | None = None
 
 
-def _build_record(
+def build_record(
     text: object,
     *,
     kind: MemoryKind | str,

@@ -55,6 +55,9 @@ class EpisodicStore(Protocol):
       way (:class:`~remem.stores.base.episodic.EpisodicStoreBase` has the one-by-one default).
     """
 
+    timezone: str
+    """The IANA name of the timezone ``days`` groups turns in."""
+
     async def index_turns(
         self, entries: Sequence[TranscriptEntry], *, namespace: str = DEFAULT_NAMESPACE
     ) -> None: ...

@@ -37,6 +37,9 @@ class TranscriptStore(Protocol):
       awaiting task does not undo a write that was already handed to the backend;
     - passing something other than a TranscriptSession/TranscriptEntry raises
       InvalidArgumentError; after ``aclose()`` every call raises StoreClosedError.
+
+    The backends (SQLite, PostgreSQL) derive from
+    :class:`~remem.stores.base.transcript.TranscriptStoreBase`, which checks the arguments once.
     """
 
     async def create_session(self, session: TranscriptSession) -> None: ...

@@ -41,7 +41,8 @@ class VectorStore(Protocol):
     ``get`` returns the stored items among ``ids`` in the order asked, skipping unknown
     ids; ``delete`` returns how many of ``ids`` existed. ``where`` is the filter language of
     :mod:`remem.stores.filters`. Backends: HnswVectorStore (remem.stores.hnsw), PgVectorStore
-    (remem.stores.postgres.vector), MemoryVectorStore (remem.stores.memory.vector).
+    (remem.stores.postgres.vector), MemoryVectorStore (remem.stores.memory.vector), each on
+    :class:`~remem.stores.base.vector.VectorStoreBase`, which checks the arguments once.
     """
 
     async def create_collection(

@@ -115,15 +115,15 @@ def check_norms(matrix: NDArray[np.float32], *, field: str = "vectors") -> None:
         )
 
 
-def prepare_batch(
+def batch_of(
     info: CollectionInfo,
-    ids: Sequence[str],
+    checked: list[str],
     vectors: object,
     documents: Sequence[str | None] | None,
     metadatas: Sequence[Mapping[str, object] | None] | None,
 ) -> Batch:
-    """Validate one add/upsert batch against ``info``; raise before anything is written."""
-    checked = check_ids(ids)
+    """Validate one add/upsert batch (ids that :func:`check_ids` passed) against ``info``;
+    raise before anything is written."""
     n = len(checked)
     matrix = as_matrix(vectors, info.dimension, rows=n)
     docs: list[str | None] = [None] * n
@@ -142,10 +142,23 @@ def prepare_batch(
     return Batch(checked, matrix, docs, metas)
 
 
-def prepare_queries(info: CollectionInfo, vectors: object, k: int) -> NDArray[np.float32]:
-    """One vector (d,) or a batch (q, d) as a float32 (q, d) matrix; ``k`` checked too."""
+MAX_K = 2**31 - 1
+"""A query's ``k`` beyond this is read as this: more than any collection holds, so the answer
+(``min(k, eligible items)``) is the same, and every backend's arithmetic on it (pgvector's
+``LIMIT k * overfetch``, the native top-k's int64) stays in range."""
+
+
+def check_k(k: object) -> int:
+    """``k`` (at most :data:`MAX_K`) if it is a positive int (not a bool), else
+    InvalidArgumentError."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+    return min(k, MAX_K)
+
+
+def prepare_queries(info: CollectionInfo, vectors: object, k: int) -> NDArray[np.float32]:
+    """One vector (d,) or a batch (q, d) as a float32 (q, d) matrix; ``k`` checked too."""
+    check_k(k)
     try:
         arr = np.asarray(vectors, dtype=np.float32)
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:

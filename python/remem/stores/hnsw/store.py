@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -12,9 +12,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.errors import BackendError, DuplicateIdError, NotFoundError
-from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
-from remem.stores.base.lifecycle import StoreLifecycle
-from remem.stores.filters import Filter, matches, parse_where
+from remem.models import CollectionInfo, VectorItem, VectorMatch
+from remem.stores.base.vector import VectorStoreBase, VectorWrite
+from remem.stores.filters import Filter, matches
 from remem.stores.hnsw import index_file, results
 from remem.stores.hnsw.config import HnswConfig
 from remem.stores.hnsw.index_search import Finish, approximate, exact
@@ -22,14 +22,12 @@ from remem.stores.hnsw.loaded import Loaded
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import VectorTables
 from remem.stores.shared.worker import BlockingWorker
-from remem.stores.vector import ScoredId, Where
+from remem.stores.vector import ScoredId
 from remem.stores.vector_input import (
     Batch,
     check_collection,
-    check_ids,
     check_reopen,
     for_metric,
-    prepare_batch,
     prepare_queries,
 )
 
@@ -39,7 +37,7 @@ _ELIGIBLE_CACHE = 64
 """Filters whose eligible labels one collection keeps (a few scopes' worth; cleared when full)."""
 
 
-class HnswVectorStore(StoreLifecycle):
+class HnswVectorStore(VectorStoreBase):
     """Vectors in ``<directory>/vectors.duckdb`` plus ``c<cid>.hnsw`` index files beside it.
 
     Search: a collection with at most ``scan_threshold`` items is answered from an in-memory
@@ -137,18 +135,7 @@ class HnswVectorStore(StoreLifecycle):
 
     # -- collections ---------------------------------------------------------------------------
 
-    async def create_collection(
-        self,
-        name: str,
-        *,
-        model_name: str,
-        dimension: int,
-        metric: Metric = Metric.COSINE,
-        reembed: bool = False,
-    ) -> CollectionInfo:
-        info = CollectionInfo(
-            name=name, model_name=model_name, dimension=dimension, metric=Metric(metric)
-        )
+    async def _create_collection(self, info: CollectionInfo, reembed: bool) -> CollectionInfo:
         return await self._call(lambda: self._create_sync(info, reembed))
 
     def _create_sync(self, info: CollectionInfo, reembed: bool) -> CollectionInfo:
@@ -168,17 +155,17 @@ class HnswVectorStore(StoreLifecycle):
         check_reopen(row.info, info.model_name, info.dimension, info.metric)
         return row.info
 
-    async def get_collection(self, name: str) -> CollectionInfo:
+    async def _get_collection(self, name: str) -> CollectionInfo:
         return await self._call(lambda: self._db().collection(name).info)
 
-    async def list_collections(self) -> list[CollectionInfo]:
+    async def _list_collections(self) -> list[CollectionInfo]:
         def run() -> list[CollectionInfo]:
             tables = self._db()
             return [tables.collection(n).info for n in tables.collection_names()]
 
         return await self._call(run)
 
-    async def delete_collection(self, name: str) -> None:
+    async def _delete_collection(self, name: str) -> None:
         def run() -> None:
             tables = self._db()
             row = tables.collection(name)
@@ -204,43 +191,12 @@ class HnswVectorStore(StoreLifecycle):
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def add(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
-        *,
-        documents: Sequence[str | None] | None = None,
-        metadatas: Sequence[Mapping[str, object] | None] | None = None,
-    ) -> None:
-        await self._write(collection, ids, vectors, documents, metadatas, replace=False)
-
-    async def upsert(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
-        *,
-        documents: Sequence[str | None] | None = None,
-        metadatas: Sequence[Mapping[str, object] | None] | None = None,
-    ) -> None:
-        await self._write(collection, ids, vectors, documents, metadatas, replace=True)
-
-    async def _write(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: object,
-        documents: Sequence[str | None] | None,
-        metadatas: Sequence[Mapping[str, object] | None] | None,
-        *,
-        replace: bool,
-    ) -> None:
+    async def _write(self, write: VectorWrite) -> None:
         def run() -> None:
-            state = self._state_of(collection)
-            batch = prepare_batch(state.row.info, ids, vectors, documents, metadatas)
+            state = self._state_of(write.collection)
+            batch = write.batch(state.row.info)
             if len(batch):
-                self._write_sync(state, batch, replace=replace)
+                self._write_sync(state, batch, replace=write.replace)
 
         await self._call(run)
 
@@ -287,9 +243,7 @@ class HnswVectorStore(StoreLifecycle):
             state.label_of[item_id] = label
             state.id_of[label] = item_id
 
-    async def delete(self, collection: str, ids: Sequence[str]) -> int:
-        wanted = check_ids(ids, unique=False)
-
+    async def _delete(self, collection: str, wanted: list[str]) -> int:
         def run() -> int:
             state = self._state_of(collection)
             row = state.row
@@ -316,9 +270,7 @@ class HnswVectorStore(StoreLifecycle):
 
     # -- reads ---------------------------------------------------------------------------------
 
-    async def get(self, collection: str, ids: Sequence[str]) -> list[VectorItem]:
-        wanted = check_ids(ids, unique=False)
-
+    async def _get(self, collection: str, wanted: list[str]) -> list[VectorItem]:
         def run() -> list[VectorItem]:
             state = self._state_of(collection)
             rows = self._db().rows_by_id(state.row.cid, wanted)
@@ -334,9 +286,7 @@ class HnswVectorStore(StoreLifecycle):
 
         return await self._call(run)
 
-    async def count(self, collection: str, *, where: Where | None = None) -> int:
-        node = parse_where(where)
-
+    async def _count(self, collection: str, node: Filter | None) -> int:
         def run() -> int:
             state = self._state_of(collection)
             if node is None:
@@ -345,31 +295,19 @@ class HnswVectorStore(StoreLifecycle):
 
         return await self._call(run)
 
-    async def query(
-        self,
-        collection: str,
-        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
-        *,
-        k: int = 10,
-        where: Where | None = None,
+    async def _query(
+        self, collection: str, vectors: object, k: int, node: Filter | None
     ) -> list[list[VectorMatch]]:
-        return await self._search(collection, vectors, k, where, self._matches)
+        return await self._search(collection, vectors, k, node, self._matches)
 
-    async def query_ids(
-        self,
-        collection: str,
-        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
-        *,
-        k: int = 10,
-        where: Where | None = None,
+    async def _query_ids(
+        self, collection: str, vectors: object, k: int, node: Filter | None
     ) -> list[list[ScoredId]]:
-        return await self._search(collection, vectors, k, where, results.scored_ids)
+        return await self._search(collection, vectors, k, node, results.scored_ids)
 
     async def _search(
-        self, collection: str, vectors: object, k: int, where: Where | None, finish: Finish[R]
+        self, collection: str, vectors: object, k: int, node: Filter | None, finish: Finish[R]
     ) -> list[list[R]]:
-        node = parse_where(where)
-
         def run() -> list[list[R]]:
             state = self._state_of(collection)
             queries = for_metric(prepare_queries(state.row.info, vectors, k), state.row.info.metric)

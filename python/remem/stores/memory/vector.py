@@ -6,7 +6,6 @@ backends. Durability: none — everything is lost when the process exits.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,18 +13,15 @@ from numpy.typing import NDArray
 
 from remem.errors import DuplicateIdError, NotFoundError
 from remem.kernels import top_k
-from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
+from remem.models import CollectionInfo, VectorItem, VectorMatch
 from remem.models.metadata import Scalar
-from remem.stores.base.lifecycle import StoreLifecycle, StoreState
-from remem.stores.filters import Filter, matches, parse_where
-from remem.stores.vector import ScoredId, Where
+from remem.stores.base.lifecycle import StoreState
+from remem.stores.base.vector import VectorStoreBase, VectorWrite
+from remem.stores.filters import Filter, matches
 from remem.stores.vector_input import (
     Batch,
-    check_collection,
-    check_ids,
     check_reopen,
     for_metric,
-    prepare_batch,
     prepare_queries,
     ranked,
 )
@@ -58,7 +54,7 @@ class _Collection:
         return self.cache
 
 
-class MemoryVectorStore(StoreLifecycle):
+class MemoryVectorStore(VectorStoreBase):
     """In-memory named collections; every query is an exact native top-k.
 
     Writes are synchronous Python (no awaits inside), so concurrent tasks interleave only between
@@ -69,9 +65,7 @@ class MemoryVectorStore(StoreLifecycle):
         self._collections: dict[str, _Collection] = {}
         self._state = StoreState.OPEN
 
-    def _get(self, name: str) -> _Collection:
-        self._check_open()
-        check_collection(name)
+    def _named(self, name: str) -> _Collection:
         try:
             return self._collections[name]
         except KeyError:
@@ -82,67 +76,35 @@ class MemoryVectorStore(StoreLifecycle):
     def _info(self, col: _Collection) -> CollectionInfo:
         return col.info.replace(count=len(col.items))
 
-    async def create_collection(
-        self,
-        name: str,
-        *,
-        model_name: str,
-        dimension: int,
-        metric: Metric = Metric.COSINE,
-        reembed: bool = False,
-    ) -> CollectionInfo:
-        self._check_open()
-        info = CollectionInfo(
-            name=name, model_name=model_name, dimension=dimension, metric=Metric(metric)
-        )
-        existing = self._collections.get(name)
+    async def _create_collection(self, info: CollectionInfo, reembed: bool) -> CollectionInfo:
+        existing = self._collections.get(info.name)
         if existing is not None and not reembed:
             check_reopen(existing.info, info.model_name, info.dimension, info.metric)
             return self._info(existing)
-        self._collections[name] = _Collection(info)
+        self._collections[info.name] = _Collection(info)
         return info
 
-    async def get_collection(self, name: str) -> CollectionInfo:
-        return self._info(self._get(name))
+    async def _get_collection(self, name: str) -> CollectionInfo:
+        return self._info(self._named(name))
 
-    async def list_collections(self) -> list[CollectionInfo]:
-        self._check_open()
+    async def _list_collections(self) -> list[CollectionInfo]:
         return [self._info(self._collections[n]) for n in sorted(self._collections)]
 
-    async def delete_collection(self, name: str) -> None:
-        self._get(name)
+    async def _delete_collection(self, name: str) -> None:
+        self._named(name)
         del self._collections[name]
 
-    async def add(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
-        *,
-        documents: Sequence[str | None] | None = None,
-        metadatas: Sequence[Mapping[str, object] | None] | None = None,
-    ) -> None:
-        col = self._get(collection)
-        batch = prepare_batch(col.info, ids, vectors, documents, metadatas)
-        dup = next((i for i in batch.ids if i in col.items), None)
-        if dup is not None:
-            raise DuplicateIdError(
-                f"id {dup!r} already exists in collection {collection!r}; "
-                "use upsert() to replace it"
-            )
+    async def _write(self, write: VectorWrite) -> None:
+        col = self._named(write.collection)
+        batch = write.batch(col.info)
+        if not write.replace:
+            dup = next((i for i in batch.ids if i in col.items), None)
+            if dup is not None:
+                raise DuplicateIdError(
+                    f"id {dup!r} already exists in collection {write.collection!r}; "
+                    "use upsert() to replace it"
+                )
         self._apply(col, batch)
-
-    async def upsert(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
-        *,
-        documents: Sequence[str | None] | None = None,
-        metadatas: Sequence[Mapping[str, object] | None] | None = None,
-    ) -> None:
-        col = self._get(collection)
-        self._apply(col, prepare_batch(col.info, ids, vectors, documents, metadatas))
 
     def _apply(self, col: _Collection, batch: Batch) -> None:
         searchable = for_metric(batch.vectors, col.info.metric)
@@ -156,17 +118,17 @@ class MemoryVectorStore(StoreLifecycle):
         if len(batch):
             col.cache = None
 
-    async def delete(self, collection: str, ids: Sequence[str]) -> int:
-        col = self._get(collection)
-        removed = sum(col.items.pop(i, None) is not None for i in set(check_ids(ids, unique=False)))
+    async def _delete(self, collection: str, ids: list[str]) -> int:
+        col = self._named(collection)
+        removed = sum(col.items.pop(i, None) is not None for i in set(ids))
         if removed:
             col.cache = None
         return removed
 
-    async def get(self, collection: str, ids: Sequence[str]) -> list[VectorItem]:
-        col = self._get(collection)
+    async def _get(self, collection: str, ids: list[str]) -> list[VectorItem]:
+        col = self._named(collection)
         out = []
-        for item_id in dict.fromkeys(check_ids(ids, unique=False)):
+        for item_id in dict.fromkeys(ids):
             item = col.items.get(item_id)
             if item is not None:
                 out.append(
@@ -179,33 +141,16 @@ class MemoryVectorStore(StoreLifecycle):
                 )
         return out
 
-    async def count(self, collection: str, *, where: Where | None = None) -> int:
-        col = self._get(collection)
-        node = parse_where(where)
+    async def _count(self, collection: str, node: Filter | None) -> int:
+        col = self._named(collection)
         return sum(matches(node, item.metadata) for item in col.items.values())
 
-    async def query(
-        self,
-        collection: str,
-        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
-        *,
-        k: int = 10,
-        where: Where | None = None,
+    async def _query(
+        self, collection: str, vectors: object, k: int, node: Filter | None
     ) -> list[list[VectorMatch]]:
-        col = self._get(collection)
+        col = self._named(collection)
         queries = for_metric(prepare_queries(col.info, vectors, k), col.info.metric)
-        return self.search(col, queries, k, parse_where(where))
-
-    async def query_ids(
-        self,
-        collection: str,
-        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
-        *,
-        k: int = 10,
-        where: Where | None = None,
-    ) -> list[list[ScoredId]]:
-        found = await self.query(collection, vectors, k=k, where=where)
-        return [[ScoredId(m.id, m.score) for m in matches] for matches in found]
+        return self.search(col, queries, k, node)
 
     def search(
         self, col: _Collection, queries: NDArray[np.float32], k: int, node: Filter | None

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Json
 
-from remem.errors import NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession
-from remem.scopes import Namespaces, normalize_namespaces
-from remem.stores.base.lifecycle import StoreLifecycle
+from remem.stores.base.transcript import TranscriptStoreBase, unknown_session
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
 from remem.stores.postgres.migrations import Migration
-from remem.stores.transcript import check_entries, check_page, check_session, check_session_id
 
 MIGRATIONS = (
     Migration(
@@ -69,7 +65,7 @@ _INSERT = (
 _SESSION_COLUMNS = "session_id, model_name, title, created_at, metadata, namespace"
 
 
-class PostgresTranscriptStore(StoreLifecycle):
+class PostgresTranscriptStore(TranscriptStoreBase):
     """Transcripts in the PostgreSQL database at ``dsn`` (tables ``remem_transcript_*``).
 
     The pool is opened and the schema migrated on first use (or on ``async with``). Durability is
@@ -94,9 +90,9 @@ class PostgresTranscriptStore(StoreLifecycle):
     async def _close(self) -> None:
         await self._pool.close()
 
-    async def create_session(self, session: TranscriptSession) -> None:
-        self._check_open()
-        check_session(session)
+    # -- the base class's hooks (arguments checked there) ----------------------------------------
+
+    async def _create_session(self, session: TranscriptSession) -> None:
         pool = await self._pool.get()
         try:
             async with pool.connection() as conn:
@@ -115,20 +111,14 @@ class PostgresTranscriptStore(StoreLifecycle):
         except psycopg.Error as exc:
             raise_backend(exc, f"creating session {session.session_id!r}")
 
-    async def get_session(self, session_id: str) -> TranscriptSession:
-        self._check_open()
-        check_session_id(session_id)
+    async def _get_session(self, session_id: str) -> TranscriptSession | None:
         rows = await self._fetch(
             f"SELECT {_SESSION_COLUMNS} FROM remem_transcript_sessions WHERE session_id = %s",
             (session_id,),
         )
-        if not rows:
-            raise _unknown_session(session_id)
-        return _session(rows[0])
+        return _session(rows[0]) if rows else None
 
-    async def list_sessions(self, *, namespace: Namespaces = None) -> list[TranscriptSession]:
-        self._check_open()
-        scopes = normalize_namespaces(namespace)
+    async def _list_sessions(self, scopes: tuple[str, ...] | None) -> list[TranscriptSession]:
         where = "" if scopes is None else "WHERE namespace = ANY(%s) "
         rows = await self._fetch(
             f"SELECT {_SESSION_COLUMNS} FROM remem_transcript_sessions {where}"
@@ -137,29 +127,18 @@ class PostgresTranscriptStore(StoreLifecycle):
         )
         return [_session(row) for row in rows]
 
-    async def delete_session(self, session_id: str) -> None:
-        self._check_open()
-        check_session_id(session_id)
+    async def _delete_session(self, session_id: str) -> bool:
         pool = await self._pool.get()
         try:
             async with pool.connection() as conn:
                 cur = await conn.execute(
                     "DELETE FROM remem_transcript_sessions WHERE session_id = %s", (session_id,)
                 )
-                deleted = cur.rowcount
+                return cur.rowcount > 0
         except psycopg.Error as exc:
             raise_backend(exc, f"deleting session {session_id!r}")
-        if deleted == 0:
-            raise _unknown_session(session_id)
 
-    async def append_entry(self, entry: TranscriptEntry) -> None:
-        await self.append_entries([entry])
-
-    async def append_entries(self, entries: Sequence[TranscriptEntry]) -> None:
-        self._check_open()
-        checked = check_entries(entries)
-        if not checked:
-            return
+    async def _append_entries(self, entries: tuple[TranscriptEntry, ...]) -> None:
         rows = [
             (
                 e.id,
@@ -170,9 +149,9 @@ class PostgresTranscriptStore(StoreLifecycle):
                 e.created_at,
                 Json(e.metadata),
             )
-            for e in checked
+            for e in entries
         ]
-        session_ids = sorted({e.session_id for e in checked})
+        session_ids = sorted({e.session_id for e in entries})
         pool = await self._pool.get()
         try:
             async with pool.connection() as conn, conn.transaction():
@@ -184,18 +163,15 @@ class PostgresTranscriptStore(StoreLifecycle):
                 found = {row[0] for row in await cur.fetchall()}
                 for session_id in session_ids:
                     if session_id not in found:
-                        raise _unknown_session(session_id)
+                        raise unknown_session(session_id)
                 async with conn.cursor() as insert:
                     await insert.executemany(_INSERT, rows)
         except psycopg.Error as exc:
             raise_backend(exc, "appending transcript entries")
 
-    async def get_entries(
-        self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
-    ) -> list[TranscriptEntry]:
-        self._check_open()
-        check_session_id(session_id)
-        check_page(since_turn, limit)
+    async def _get_entries(
+        self, session_id: str, since_turn: int, limit: int | None
+    ) -> list[TranscriptEntry] | None:
         pool = await self._pool.get()
         try:
             async with pool.connection() as conn:
@@ -203,7 +179,7 @@ class PostgresTranscriptStore(StoreLifecycle):
                     "SELECT id, session_id, turn_number, user_message, assistant_message, "
                     "created_at, metadata FROM remem_transcript_entries "
                     "WHERE session_id = %s AND turn_number > %s ORDER BY turn_number LIMIT %s",
-                    (session_id, since_turn or 0, limit),
+                    (session_id, since_turn, limit),
                 )
                 rows = await cur.fetchall()
                 if not rows:
@@ -212,7 +188,7 @@ class PostgresTranscriptStore(StoreLifecycle):
                         (session_id,),
                     )
                     if await cur.fetchone() is None:
-                        raise _unknown_session(session_id)
+                        return None
         except psycopg.Error as exc:
             raise_backend(exc, f"reading session {session_id!r}")
         return [_entry(row) for row in rows]
@@ -225,12 +201,6 @@ class PostgresTranscriptStore(StoreLifecycle):
                 return await cur.fetchall()
         except psycopg.Error as exc:
             raise_backend(exc, "reading transcripts")
-
-
-def _unknown_session(session_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"transcript session {session_id!r} does not exist; create it with create_session() first"
-    )
 
 
 def _session(row: tuple[Any, ...]) -> TranscriptSession:

@@ -14,8 +14,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from remem.errors import DuplicateIdError, NotFoundError, shown
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
-from remem.stores.base.lifecycle import StoreLifecycle
-from remem.stores.filters import Filter, parse_where
+from remem.stores.base.vector import VectorStoreBase, VectorWrite
+from remem.stores.filters import Filter
 from remem.stores.postgres.connection import open_pool, raise_backend
 from remem.stores.postgres.migrations import migrate
 from remem.stores.postgres.vector_copy import copy_payload, vector_text
@@ -26,14 +26,14 @@ from remem.stores.postgres.vector_schema import (
     PgVectorConfig,
 )
 from remem.stores.shared.filter_sql import compile_postgres
-from remem.stores.vector import ScoredId, Where
+from remem.stores.vector import ScoredId
 from remem.stores.vector_input import (
     Batch,
+    batch_of,
     check_collection,
     check_ids,
     check_reopen,
     for_metric,
-    prepare_batch,
     prepare_queries,
 )
 
@@ -45,7 +45,7 @@ LoadBatch = tuple[
 """``(ids, vectors, documents, metadatas)``: one batch of :meth:`PgVectorStore.load_in`."""
 
 
-class PgVectorStore(StoreLifecycle):
+class PgVectorStore(VectorStoreBase):
     """Collections in ``remem_vector_collections``; items of collection ``cid`` in their own
     table ``remem_vectors_<cid>`` (id, document, metadata jsonb, embedding vector(d), norm) with
     its own HNSW index (``vector_ip_ops``).
@@ -156,18 +156,8 @@ class PgVectorStore(StoreLifecycle):
 
     # -- collections ---------------------------------------------------------------------------
 
-    async def create_collection(
-        self,
-        name: str,
-        *,
-        model_name: str,
-        dimension: int,
-        metric: Metric = Metric.COSINE,
-        reembed: bool = False,
-    ) -> CollectionInfo:
-        info = CollectionInfo(
-            name=name, model_name=model_name, dimension=dimension, metric=Metric(metric)
-        )
+    async def _create_collection(self, info: CollectionInfo, reembed: bool) -> CollectionInfo:
+        name = info.name
         async with self._conn(f"creating collection {shown(name)}") as conn:
             # No table lock: a writer holds its collection row FOR UPDATE and then updates it,
             # so a table lock taken here deadlocked against concurrent writers (found by the
@@ -198,17 +188,17 @@ class PgVectorStore(StoreLifecycle):
             await self._create_table(conn, PgCollection(existing.cid, info))
             return info
 
-    async def get_collection(self, name: str) -> CollectionInfo:
+    async def _get_collection(self, name: str) -> CollectionInfo:
         async with self._conn(f"reading collection {shown(name)}") as conn:
             return (await self._collection(conn, name)).info
 
-    async def list_collections(self) -> list[CollectionInfo]:
+    async def _list_collections(self) -> list[CollectionInfo]:
         async with self._conn("listing collections") as conn:
             cur = await conn.execute("SELECT name FROM remem_vector_collections ORDER BY name")
             names = [r[0] for r in await cur.fetchall()]
             return [(await self._collection(conn, n)).info for n in sorted(names)]
 
-    async def delete_collection(self, name: str) -> None:
+    async def _delete_collection(self, name: str) -> None:
         async with self._conn(f"deleting collection {shown(name)}") as conn:
             col = await self._collection(conn, name, lock=True)
             await conn.execute(sql.SQL("DROP TABLE {}").format(col.table))
@@ -247,7 +237,7 @@ class PgVectorStore(StoreLifecycle):
         await self._create_table(conn, PgCollection(row[0], info))
         for ids, vectors, documents, metadatas in batches:
             col = await self._collection(conn, info.name)  # the counts of the batches before
-            batch = prepare_batch(col.info, ids, vectors, documents, metadatas)
+            batch = batch_of(col.info, check_ids(ids), vectors, documents, metadatas)
             if len(batch):
                 await self._copy_in(conn, col, batch, replace=False)
                 # Its staging table is dropped at COMMIT; the next batch needs a fresh one.
@@ -255,43 +245,12 @@ class PgVectorStore(StoreLifecycle):
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def add(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
-        *,
-        documents: Sequence[str | None] | None = None,
-        metadatas: Sequence[Mapping[str, object] | None] | None = None,
-    ) -> None:
-        await self._write(collection, ids, vectors, documents, metadatas, replace=False)
-
-    async def upsert(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: NDArray[np.float32] | Sequence[Sequence[float]],
-        *,
-        documents: Sequence[str | None] | None = None,
-        metadatas: Sequence[Mapping[str, object] | None] | None = None,
-    ) -> None:
-        await self._write(collection, ids, vectors, documents, metadatas, replace=True)
-
-    async def _write(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: object,
-        documents: Sequence[str | None] | None,
-        metadatas: Sequence[Mapping[str, object] | None] | None,
-        *,
-        replace: bool,
-    ) -> None:
-        async with self._conn(f"writing to collection {shown(collection)}") as conn:
-            col = await self._collection(conn, collection, lock=True)
-            batch = prepare_batch(col.info, ids, vectors, documents, metadatas)
+    async def _write(self, write: VectorWrite) -> None:
+        async with self._conn(f"writing to collection {shown(write.collection)}") as conn:
+            col = await self._collection(conn, write.collection, lock=True)
+            batch = write.batch(col.info)
             if len(batch):
-                await self._copy_in(conn, col, batch, replace=replace)
+                await self._copy_in(conn, col, batch, replace=write.replace)
 
     async def _copy_in(
         self, conn: psycopg.AsyncConnection[Any], col: PgCollection, batch: Batch, *, replace: bool
@@ -351,8 +310,8 @@ class PgVectorStore(StoreLifecycle):
         if indexable and index is None and col.info.count + added > self.config.exact_threshold:
             await self._build_index(conn, col)
 
-    async def delete(self, collection: str, ids: Sequence[str]) -> int:
-        wanted = sorted(set(check_ids(ids, unique=False)))
+    async def _delete(self, collection: str, ids: list[str]) -> int:
+        wanted = sorted(set(ids))
         async with self._conn(f"deleting from collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection, lock=True)
             if not wanted:
@@ -369,8 +328,7 @@ class PgVectorStore(StoreLifecycle):
 
     # -- reads ---------------------------------------------------------------------------------
 
-    async def get(self, collection: str, ids: Sequence[str]) -> list[VectorItem]:
-        wanted = check_ids(ids, unique=False)
+    async def _get(self, collection: str, wanted: list[str]) -> list[VectorItem]:
         async with self._conn(f"reading collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection)
             cur = await conn.execute(
@@ -395,8 +353,7 @@ class PgVectorStore(StoreLifecycle):
                 )
         return out
 
-    async def count(self, collection: str, *, where: Where | None = None) -> int:
-        node = parse_where(where)
+    async def _count(self, collection: str, node: Filter | None) -> int:
         async with self._conn(f"counting collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection)
             if node is None:
@@ -409,37 +366,26 @@ class PgVectorStore(StoreLifecycle):
             row = await cur.fetchone()
             return int(row[0]) if row else 0
 
-    async def query(
-        self,
-        collection: str,
-        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
-        *,
-        k: int = 10,
-        where: Where | None = None,
+    async def _query(
+        self, collection: str, vectors: object, k: int, node: Filter | None
     ) -> list[list[VectorMatch]]:
-        found = await self._query(collection, vectors, k, where, payload=True)
+        found = await self._ranked(collection, vectors, k, node, payload=True)
         return [
             [VectorMatch(id=r[0], score=r[1], document=r[2], metadata=r[3]) for r in rows]
             for rows in found
         ]
 
-    async def query_ids(
-        self,
-        collection: str,
-        vectors: NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]],
-        *,
-        k: int = 10,
-        where: Where | None = None,
+    async def _query_ids(
+        self, collection: str, vectors: object, k: int, node: Filter | None
     ) -> list[list[ScoredId]]:
         # The same plan as query(), selecting neither document nor metadata (no JSONB decode).
-        found = await self._query(collection, vectors, k, where, payload=False)
+        found = await self._ranked(collection, vectors, k, node, payload=False)
         return [[ScoredId(r[0], r[1]) for r in rows] for rows in found]
 
-    async def _query(
-        self, collection: str, vectors: object, k: int, where: Where | None, *, payload: bool
+    async def _ranked(
+        self, collection: str, vectors: object, k: int, node: Filter | None, *, payload: bool
     ) -> list[list[tuple[Any, ...]]]:
         """Per query, ranked rows ``(id, score)`` — plus ``document, metadata`` with payload."""
-        node = parse_where(where)
         async with self._conn(f"querying collection {shown(collection)}") as conn:
             col = await self._collection(conn, collection)
             queries = for_metric(prepare_queries(col.info, vectors, k), col.info.metric)

@@ -6,15 +6,13 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from remem.errors import NotFoundError, StoreError
+from remem.errors import StoreError
 from remem.models import TranscriptEntry, TranscriptSession
-from remem.scopes import Namespaces, normalize_namespaces
-from remem.stores.base.lifecycle import StoreLifecycle
+from remem.stores.base.transcript import TranscriptStoreBase, unknown_session
 from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
 from remem.stores.sqlite.embedded import (
     Durability,
@@ -22,7 +20,6 @@ from remem.stores.sqlite.embedded import (
     wrap_sqlite_error,
     write_transaction,
 )
-from remem.stores.transcript import check_entries, check_page, check_session, check_session_id
 
 SCHEMA_VERSION = 2
 """The transcript schema version this remem writes (``remem migrate`` compares it).
@@ -90,7 +87,7 @@ class _Append:
     loop: asyncio.AbstractEventLoop
 
 
-class SQLiteTranscriptStore(StoreLifecycle):
+class SQLiteTranscriptStore(TranscriptStoreBase):
     """Transcripts in the SQLite file at ``path`` (created if missing), in WAL mode.
 
     Works with or without ``async with``: the file is opened on first use, and closed by
@@ -142,11 +139,9 @@ class SQLiteTranscriptStore(StoreLifecycle):
     async def _close(self) -> None:
         await self._db.close()
 
-    # -- sessions -------------------------------------------------------------------------
+    # -- the base class's hooks (arguments checked there) ----------------------------------------
 
-    async def create_session(self, session: TranscriptSession) -> None:
-        self._check_open()
-        check_session(session)
+    async def _create_session(self, session: TranscriptSession) -> None:
         row = (
             session.session_id,
             session.model_name,
@@ -167,20 +162,14 @@ class SQLiteTranscriptStore(StoreLifecycle):
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, f"creating session {session.session_id!r}") from exc
 
-    async def get_session(self, session_id: str) -> TranscriptSession:
-        self._check_open()
-        check_session_id(session_id)
+    async def _get_session(self, session_id: str) -> TranscriptSession | None:
         rows = await self._read(
             f"SELECT {_SESSION_COLUMNS} FROM transcript_sessions WHERE session_id = ?",
             (session_id,),
         )
-        if not rows:
-            raise _unknown_session(session_id)
-        return _session(rows[0])
+        return _session(rows[0]) if rows else None
 
-    async def list_sessions(self, *, namespace: Namespaces = None) -> list[TranscriptSession]:
-        self._check_open()
-        scopes = normalize_namespaces(namespace)
+    async def _list_sessions(self, scopes: tuple[str, ...] | None) -> list[TranscriptSession]:
         where, params = "", tuple[str, ...]()
         if scopes is not None:
             where = f" WHERE namespace IN ({', '.join('?' * len(scopes))})"
@@ -192,34 +181,20 @@ class SQLiteTranscriptStore(StoreLifecycle):
         )
         return [_session(row) for row in rows]
 
-    async def delete_session(self, session_id: str) -> None:
-        self._check_open()
-        check_session_id(session_id)
-
-        def delete(conn: sqlite3.Connection) -> int:
+    async def _delete_session(self, session_id: str) -> bool:
+        def delete(conn: sqlite3.Connection) -> bool:
             conn.execute("DELETE FROM transcript_entries WHERE session_id = ?", (session_id,))
             cur = conn.execute(
                 "DELETE FROM transcript_sessions WHERE session_id = ?", (session_id,)
             )
-            if cur.rowcount == 0:
-                raise _unknown_session(session_id)
-            return cur.rowcount
+            return cur.rowcount > 0
 
         try:
-            await self._db.run(lambda conn: write_transaction(conn, delete))
+            return await self._db.run(lambda conn: write_transaction(conn, delete))
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, f"deleting session {session_id!r}") from exc
 
-    # -- entries --------------------------------------------------------------------------
-
-    async def append_entry(self, entry: TranscriptEntry) -> None:
-        await self.append_entries([entry])
-
-    async def append_entries(self, entries: Sequence[TranscriptEntry]) -> None:
-        self._check_open()
-        checked = check_entries(entries)
-        if not checked:
-            return
+    async def _append_entries(self, entries: tuple[TranscriptEntry, ...]) -> None:
         rows: list[tuple[Any, ...]] = [
             (
                 e.id,
@@ -230,12 +205,12 @@ class SQLiteTranscriptStore(StoreLifecycle):
                 to_micros(e.created_at),
                 dump_metadata(e.metadata),
             )
-            for e in checked
+            for e in entries
         ]
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._pending_lock:
-            self._pending.append(_Append(rows, {e.session_id for e in checked}, future, loop))
+            self._pending.append(_Append(rows, {e.session_id for e in entries}, future, loop))
             queue_flush = not self._flush_queued
             self._flush_queued = True
         if queue_flush:
@@ -270,13 +245,10 @@ class SQLiteTranscriptStore(StoreLifecycle):
             with contextlib.suppress(RuntimeError):
                 append.loop.call_soon_threadsafe(_settle, append.future, outcome)
 
-    async def get_entries(
-        self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
-    ) -> list[TranscriptEntry]:
-        self._check_open()
-        check_session_id(session_id)
-        check_page(since_turn, limit)
-        params = (session_id, since_turn or 0, -1 if limit is None else limit)
+    async def _get_entries(
+        self, session_id: str, since_turn: int, limit: int | None
+    ) -> list[TranscriptEntry] | None:
+        params = (session_id, since_turn, -1 if limit is None else limit)
 
         def read(conn: sqlite3.Connection) -> list[TranscriptEntry] | None:
             rows = conn.execute(_SELECT, params).fetchall()
@@ -285,12 +257,9 @@ class SQLiteTranscriptStore(StoreLifecycle):
             return [_entry(row) for row in rows]
 
         try:
-            entries = await self._db.run(read)
+            return await self._db.run(read)
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, f"reading session {session_id!r}") from exc
-        if entries is None:
-            raise _unknown_session(session_id)
-        return entries
 
     async def _read(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
@@ -304,7 +273,7 @@ def _append_under_savepoint(conn: sqlite3.Connection, append: _Append) -> BaseEx
     try:
         for session_id in append.session_ids:
             if not _session_exists(conn, session_id):
-                raise _unknown_session(session_id)
+                raise unknown_session(session_id)
         conn.executemany(_INSERT, append.rows)
     except (StoreError, sqlite3.IntegrityError) as exc:
         conn.execute("ROLLBACK TO append")
@@ -332,12 +301,6 @@ def _session_exists(conn: sqlite3.Connection, session_id: str) -> bool:
         "SELECT 1 FROM transcript_sessions WHERE session_id = ?", (session_id,)
     ).fetchone()
     return row is not None
-
-
-def _unknown_session(session_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"transcript session {session_id!r} does not exist; create it with create_session() first"
-    )
 
 
 def _session(row: tuple[Any, ...]) -> TranscriptSession:
