@@ -85,6 +85,8 @@ from remem.controller.stages import (
     query_cues,
     resolve_conflicts,
     session_factors,
+    vector_docs,
+    with_feedback,
 )
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import EpisodeKind, MemoryRecord, ScoredMemory
@@ -141,6 +143,15 @@ class RecallPipeline:
             r.vectors(vectors, vector_depth, options),
             r.texts(queries, text_depth, options),
             asyncio.gather(*(r.graph(q, depth, options, now) for q in queries)),
+        )
+        # ``feedback``: the best hits' words searched again, merged down-weighted (off: as is).
+        fb = self.config.stages.feedback
+        texts = await with_feedback(
+            queries,
+            texts,
+            fb,
+            lambda qs: r.texts(qs, text_depth, options),
+            await vector_docs(vec, fb, lambda ids: r.eligible(ids, options)),
         )
         if r.transcripts is not None and nb.enabled and nb.expand:
             texts = list(

@@ -12,6 +12,8 @@
   strong turns (bounded; off by default);
 * :mod:`~remem.controller.stages.prior_depth` — the speaker, dates and time priors choose which
   of the deeper full-text hits reach fusion (before fusion);
+* :mod:`~remem.controller.stages.feedback` — pseudo-relevance feedback: the best full-text
+  hits' words searched again, merged down-weighted (before fusion);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -23,6 +25,13 @@ from __future__ import annotations
 
 from remem.controller.stages.config import STAGE_NAMES, RecallStagesConfig
 from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_conflicts
+from remem.controller.stages.feedback import (
+    FeedbackConfig,
+    FeedbackDoc,
+    feedback_query,
+    vector_docs,
+    with_feedback,
+)
 from remem.controller.stages.neighbours import (
     NeighbourConfig,
     NeighbourScored,
@@ -56,6 +65,8 @@ __all__ = [
     "CandidateView",
     "ConflictConfig",
     "DatePriorConfig",
+    "FeedbackConfig",
+    "FeedbackDoc",
     "Keyed",
     "NeighbourConfig",
     "NeighbourScored",
@@ -70,6 +81,7 @@ __all__ = [
     "asks_for_time",
     "cut_vector",
     "expand_neighbours",
+    "feedback_query",
     "missing_neighbours",
     "named_speakers",
     "prior_cut",
@@ -83,4 +95,6 @@ __all__ = [
     "speaker_of",
     "states_time",
     "usage_prior",
+    "vector_docs",
+    "with_feedback",
 ]
