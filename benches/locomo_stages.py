@@ -48,7 +48,7 @@ from typing import Any
 
 from remem.controller import ControllerConfig
 from remem.controller.config import fitted_weights
-from remem.controller.stages import RecallStagesConfig, SessionConfig
+from remem.controller.stages import FeedbackConfig, RecallStagesConfig, SessionConfig
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.eval.locomo import evidence_metrics, ingest_conversation, load_locomo
 from remem.eval.locomo.format import Conversation
@@ -162,6 +162,20 @@ GRID: list[tuple[str, str, list[Any]]] = [
 ]
 
 
+FEEDBACK: list[tuple[int, int, float, int]] = [
+    (5, 8, 0.2, 0),
+    (5, 8, 0.1, 0),
+    (5, 8, 0.2, 3),
+    (5, 8, 0.2, 5),
+    (3, 8, 0.2, 5),
+    (5, 8, 0.3, 5),
+    (5, 12, 0.2, 5),
+    (0, 8, 0.2, 5),
+]
+"""The pseudo-relevance feedback stage (off by default), as ``(docs, terms, weight,
+vector_docs)`` rows (docs 0: the vector hits' words only)."""
+
+
 SESSIONS: list[tuple[int, float, float]] = [
     (1, 0.2, 0.5),
     (3, 0.2, 0.5),
@@ -179,6 +193,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--knobs", default="", help="only these stage.knob entries of GRID")
     parser.add_argument("--expand-index", action="store_true", help="store neighbours' words")
     parser.add_argument("--embedder", choices=("hashing", "local"), default="hashing")
+    parser.add_argument(
+        "--feedback", action="store_true", help="only the default and the FEEDBACK rows"
+    )
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.expand_index:
@@ -227,6 +244,19 @@ async def main(argv: Sequence[str] | None = None) -> int:
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))
             await run("expanded index, no stages", _off())
+            return 0
+        if args.feedback:
+            await run("default", best, features=weights)
+            for docs, terms, weight, vdocs in FEEDBACK:
+                fb_on = FeedbackConfig(
+                    enabled=True,
+                    docs=docs,
+                    terms=terms,
+                    weight=weight,
+                    vector_docs=vdocs,
+                )
+                name = f"+feedback d={docs} t={terms} w={weight} v={vdocs}"
+                await run(name, dataclasses.replace(best, feedback=fb_on), features=weights)
             return 0
         if args.grid:
             score = await run("default", best, features=weights)
