@@ -48,7 +48,12 @@ from typing import Any
 
 from remem.controller import ControllerConfig
 from remem.controller.config import fitted_weights
-from remem.controller.stages import FeedbackConfig, RecallStagesConfig, SessionConfig
+from remem.controller.stages import (
+    DiversityConfig,
+    FeedbackConfig,
+    RecallStagesConfig,
+    SessionConfig,
+)
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.eval.locomo import evidence_metrics, ingest_conversation, load_locomo
 from remem.eval.locomo.format import Conversation
@@ -176,6 +181,16 @@ FEEDBACK: list[tuple[int, int, float, int]] = [
 vector_docs)`` rows (docs 0: the vector hits' words only)."""
 
 
+DIVERSITY: list[tuple[float, int]] = [
+    (0.9, 3),
+    (0.8, 3),
+    (0.7, 3),
+    (0.8, 1),
+    (0.6, 2),
+]
+"""The session-diversity stage (off by default), as ``(decay, cap)`` rows."""
+
+
 SESSIONS: list[tuple[int, float, float]] = [
     (1, 0.2, 0.5),
     (3, 0.2, 0.5),
@@ -195,6 +210,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=("hashing", "local"), default="hashing")
     parser.add_argument(
         "--feedback", action="store_true", help="only the default and the FEEDBACK rows"
+    )
+    parser.add_argument(
+        "--diversity", action="store_true", help="only the default and the DIVERSITY rows"
     )
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
@@ -231,19 +249,23 @@ async def main(argv: Sequence[str] | None = None) -> int:
             print(_line(name, m), flush=True)
             return m["objective"]
 
-        await run(
-            "old",
-            dataclasses.replace(
-                _off(), recency=dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
-            ),
-        )
-        await run("old-norecency", _off(), rate=0.0)
+        if not (args.feedback or args.diversity):
+            old = dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
+            await run("old", dataclasses.replace(_off(), recency=old))
+            await run("old-norecency", _off(), rate=0.0)
         best = RecallStagesConfig()
         model = convs[0].runtime.controller._recall.retrieval.collections.embeddings.model_name
         weights = dict(fitted_weights(model))
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))
             await run("expanded index, no stages", _off())
+            return 0
+        if args.diversity:
+            await run("default", best, features=weights)
+            for decay, cap in DIVERSITY:
+                div = DiversityConfig(enabled=True, decay=decay, cap=cap)
+                name = f"+diversity decay={decay} cap={cap}"
+                await run(name, dataclasses.replace(best, diversity=div), features=weights)
             return 0
         if args.feedback:
             await run("default", best, features=weights)

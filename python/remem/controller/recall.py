@@ -78,6 +78,7 @@ from remem.controller.stages import (
     Keyed,
     NeighbourScored,
     cut_vector,
+    diversify,
     expand_neighbours,
     prior_cut,
     prior_factors,
@@ -218,7 +219,12 @@ class RecallPipeline:
         for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
             factors[key]["conflict"] = factor
             finals[key] *= factor
-        order = sorted(fused, key=lambda key: (-finals[key], key))
+        # ``diversity`` (off: the plain order by score, then key): MMR over sessions.
+        order, placed = diversify(finals, sessions, stages.diversity, options.k)
+        if stages.diversity.enabled:
+            for key, factor in placed.items():
+                factors[key]["diversity"] = factor
+                finals[key] *= factor
         return [
             scored_memory(
                 candidates[key],

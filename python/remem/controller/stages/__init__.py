@@ -14,6 +14,8 @@
   of the deeper full-text hits reach fusion (before fusion);
 * :mod:`~remem.controller.stages.feedback` — pseudo-relevance feedback: the best full-text
   hits' words searched again, merged down-weighted (before fusion);
+* :mod:`~remem.controller.stages.diversity` — a session's later candidates yield to other
+  sessions' near-equal ones (MMR over sessions; off by default);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from remem.controller.stages.config import STAGE_NAMES, RecallStagesConfig
 from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_conflicts
+from remem.controller.stages.diversity import DiversityConfig, diversify
 from remem.controller.stages.feedback import (
     FeedbackConfig,
     FeedbackDoc,
@@ -65,6 +68,7 @@ __all__ = [
     "CandidateView",
     "ConflictConfig",
     "DatePriorConfig",
+    "DiversityConfig",
     "FeedbackConfig",
     "FeedbackDoc",
     "Keyed",
@@ -80,6 +84,7 @@ __all__ = [
     "TurnReader",
     "asks_for_time",
     "cut_vector",
+    "diversify",
     "expand_neighbours",
     "feedback_query",
     "missing_neighbours",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from remem.controller.stages.conflicts import ConflictConfig
+from remem.controller.stages.diversity import DiversityConfig
 from remem.controller.stages.feedback import FeedbackConfig
 from remem.controller.stages.neighbours import NeighbourConfig
 from remem.controller.stages.prior_depth import PriorDepthConfig
@@ -35,6 +36,7 @@ _KINDS: dict[str, type] = {
     "sessions": SessionConfig,
     "prior_depth": PriorDepthConfig,
     "feedback": FeedbackConfig,
+    "diversity": DiversityConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -52,6 +54,7 @@ class RecallStagesConfig:
     sessions: SessionConfig = field(default_factory=SessionConfig)
     prior_depth: PriorDepthConfig = field(default_factory=PriorDepthConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    diversity: DiversityConfig = field(default_factory=DiversityConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():
