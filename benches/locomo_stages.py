@@ -49,6 +49,7 @@ from typing import Any
 from remem.controller import ControllerConfig
 from remem.controller.config import fitted_weights
 from remem.controller.stages import (
+    DenseFeedbackConfig,
     DiversityConfig,
     FeedbackConfig,
     RecallStagesConfig,
@@ -191,6 +192,16 @@ DIVERSITY: list[tuple[float, int]] = [
 """The session-diversity stage (off by default), as ``(decay, cap)`` rows."""
 
 
+DENSE: list[tuple[int, float]] = [
+    (3, 0.3),
+    (3, 0.5),
+    (3, 1.0),
+    (5, 0.5),
+    (1, 0.5),
+]
+"""The dense (Rocchio) feedback stage (off by default), as ``(docs, beta)`` rows."""
+
+
 SESSIONS: list[tuple[int, float, float]] = [
     (1, 0.2, 0.5),
     (3, 0.2, 0.5),
@@ -214,6 +225,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--diversity", action="store_true", help="only the default and the DIVERSITY rows"
     )
+    parser.add_argument("--dense", action="store_true", help="only the default and the DENSE rows")
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.expand_index:
@@ -249,7 +261,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
             print(_line(name, m), flush=True)
             return m["objective"]
 
-        if not (args.feedback or args.diversity):
+        if not (args.feedback or args.diversity or args.dense):
             old = dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
             await run("old", dataclasses.replace(_off(), recency=old))
             await run("old-norecency", _off(), rate=0.0)
@@ -259,6 +271,13 @@ async def main(argv: Sequence[str] | None = None) -> int:
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))
             await run("expanded index, no stages", _off())
+            return 0
+        if args.dense:
+            await run("default", best, features=weights)
+            for docs, beta in DENSE:
+                dense = DenseFeedbackConfig(enabled=True, docs=docs, beta=beta)
+                name = f"+dense feedback d={docs} b={beta}"
+                await run(name, dataclasses.replace(best, dense_feedback=dense), features=weights)
             return 0
         if args.diversity:
             await run("default", best, features=weights)

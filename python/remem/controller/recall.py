@@ -78,6 +78,7 @@ from remem.controller.stages import (
     Keyed,
     NeighbourScored,
     cut_vector,
+    dense_feedback,
     diversify,
     expand_neighbours,
     prior_cut,
@@ -144,6 +145,14 @@ class RecallPipeline:
             r.vectors(vectors, vector_depth, options),
             r.texts(queries, text_depth, options),
             asyncio.gather(*(r.graph(q, depth, options, now) for q in queries)),
+        )
+        # ``dense_feedback``: the query vectors move towards their best hits' (off: as is).
+        vec = await dense_feedback(
+            vectors,
+            vec,
+            self.config.stages.dense_feedback,
+            r.collections.vectors,
+            lambda batch: r.vectors(batch, vector_depth, options),
         )
         # ``feedback``: the best hits' words searched again, merged down-weighted (off: as is).
         fb = self.config.stages.feedback

@@ -16,6 +16,8 @@
   hits' words searched again, merged down-weighted (before fusion);
 * :mod:`~remem.controller.stages.diversity` — a session's later candidates yield to other
   sessions' near-equal ones (MMR over sessions; off by default);
+* :mod:`~remem.controller.stages.dense_feedback` — the query vector moves towards its best
+  hits' (Rocchio) and the vector search runs again (before fusion; off by default);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 from remem.controller.stages.config import STAGE_NAMES, RecallStagesConfig
 from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_conflicts
+from remem.controller.stages.dense_feedback import DenseFeedbackConfig, dense_feedback, rocchio
 from remem.controller.stages.diversity import DiversityConfig, diversify
 from remem.controller.stages.feedback import (
     FeedbackConfig,
@@ -68,6 +71,7 @@ __all__ = [
     "CandidateView",
     "ConflictConfig",
     "DatePriorConfig",
+    "DenseFeedbackConfig",
     "DiversityConfig",
     "FeedbackConfig",
     "FeedbackDoc",
@@ -84,6 +88,7 @@ __all__ = [
     "TurnReader",
     "asks_for_time",
     "cut_vector",
+    "dense_feedback",
     "diversify",
     "expand_neighbours",
     "feedback_query",
@@ -96,6 +101,7 @@ __all__ = [
     "question_windows",
     "recency_prior",
     "resolve_conflicts",
+    "rocchio",
     "session_factors",
     "speaker_of",
     "states_time",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from remem.controller.stages.conflicts import ConflictConfig
+from remem.controller.stages.dense_feedback import DenseFeedbackConfig
 from remem.controller.stages.diversity import DiversityConfig
 from remem.controller.stages.feedback import FeedbackConfig
 from remem.controller.stages.neighbours import NeighbourConfig
@@ -37,6 +38,7 @@ _KINDS: dict[str, type] = {
     "prior_depth": PriorDepthConfig,
     "feedback": FeedbackConfig,
     "diversity": DiversityConfig,
+    "dense_feedback": DenseFeedbackConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -55,6 +57,7 @@ class RecallStagesConfig:
     prior_depth: PriorDepthConfig = field(default_factory=PriorDepthConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     diversity: DiversityConfig = field(default_factory=DiversityConfig)
+    dense_feedback: DenseFeedbackConfig = field(default_factory=DenseFeedbackConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():
