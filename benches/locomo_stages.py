@@ -192,14 +192,17 @@ DIVERSITY: list[tuple[float, int]] = [
 """The session-diversity stage (off by default), as ``(decay, cap)`` rows."""
 
 
-DENSE: list[tuple[int, float]] = [
-    (3, 0.3),
-    (3, 0.5),
-    (3, 1.0),
-    (5, 0.5),
-    (1, 0.5),
+DENSE: list[tuple[int, float, bool]] = [
+    (3, 0.3, False),
+    (3, 0.5, False),
+    (3, 1.0, False),
+    (5, 0.5, False),
+    (1, 0.5, False),
+    (1, 0.5, True),
+    (3, 0.5, True),
+    (1, 1.0, True),
 ]
-"""The dense (Rocchio) feedback stage (off by default), as ``(docs, beta)`` rows."""
+"""The dense (Rocchio) feedback stage (off by default), as ``(docs, beta, keep_first)`` rows."""
 
 
 SESSIONS: list[tuple[int, float, float]] = [
@@ -226,6 +229,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "--diversity", action="store_true", help="only the default and the DIVERSITY rows"
     )
     parser.add_argument("--dense", action="store_true", help="only the default and the DENSE rows")
+    parser.add_argument("--from-row", default="0", help="--dense: start at this DENSE row")
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.expand_index:
@@ -274,9 +278,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.dense:
             await run("default", best, features=weights)
-            for docs, beta in DENSE:
-                dense = DenseFeedbackConfig(enabled=True, docs=docs, beta=beta)
-                name = f"+dense feedback d={docs} b={beta}"
+            for docs, beta, keep in DENSE[int(args.from_row) :]:
+                dense = DenseFeedbackConfig(enabled=True, docs=docs, beta=beta, keep_first=keep)
+                name = f"+dense feedback d={docs} b={beta}{' keep' if keep else ''}"
                 await run(name, dataclasses.replace(best, dense_feedback=dense), features=weights)
             return 0
         if args.diversity:

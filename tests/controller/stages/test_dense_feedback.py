@@ -15,6 +15,7 @@ from remem.controller.stages import (
     dense_feedback,
     rocchio,
 )
+from remem.controller.stages.dense_feedback import merge_hits
 from remem.errors import ConfigError, RememError
 from remem.models import MemoryStage, VectorItem
 from remem.staging import StagedScore
@@ -76,9 +77,26 @@ async def test_one_fetch_per_stage_and_one_search_for_the_queries_that_move() ->
     assert searches == [1]
 
 
+def test_keep_first_merges_each_id_at_its_better_score() -> None:
+    first = [StagedScore("a", 0.9, ST), StagedScore("b", 0.5, ST), StagedScore("c", 0.4, ST)]
+    second = [StagedScore("d", 0.8, ST), StagedScore("b", 0.7, ST), StagedScore("e", 0.1, ST)]
+    merged = merge_hits(first, second)
+    assert [(h.id, h.score) for h in merged] == [("a", 0.9), ("d", 0.8), ("b", 0.7)]
+    assert merge_hits([], []) == []
+    tie = merge_hits([StagedScore("z", 0.5, ST)], [StagedScore("y", 0.5, LT)])
+    assert [h.id for h in tie] == ["y"]
+
+
 @pytest.mark.parametrize(
     "kwargs",
-    [{"docs": 0}, {"docs": True}, {"beta": 0.0}, {"beta": 11.0}, {"enabled": "on"}],
+    [
+        {"docs": 0},
+        {"docs": True},
+        {"beta": 0.0},
+        {"beta": 11.0},
+        {"enabled": "on"},
+        {"keep_first": 1},
+    ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError, match="dense_feedback") as info:
@@ -91,6 +109,26 @@ def test_the_stage_is_off_by_default_and_switchable() -> None:
     stages = RecallStagesConfig.from_mapping({"dense_feedback": {"enabled": True, "beta": 1.0}})
     assert stages.dense_feedback == DenseFeedbackConfig(enabled=True, beta=1.0)
     assert stages.without("dense_feedback").dense_feedback.enabled is False
+
+
+@pytest.mark.parametrize("keep", [True, False])
+async def test_keep_first_holds_the_questions_own_hits(make_stack: Factory, keep: bool) -> None:
+    dense = DenseFeedbackConfig(enabled=True, docs=1, beta=10.0, keep_first=keep)
+    s = await make_stack(
+        config=ControllerConfig(stages=dataclasses.replace(ALL_OFF, dense_feedback=dense))
+    )
+    c = s.controller
+    best = await c.remember("the best hit", vector=_unit(e0=0.9, e1=0.436))
+    # cos 0.4 with the question, about 0 with q' (moved ten times the best hit's way): below
+    # the hashing embedder's floor (0.08), so the second search alone never returns it.
+    near_question = await c.remember("near the question", vector=_unit(e0=0.4, e1=-0.917))
+    beside_best = await c.remember("beside the best hit", vector=_unit(e0=0.3, e1=0.954))
+    hits = await c.recall(
+        "anything", k=3, vector=_unit(e0=1.0), sources=["vector"], stages=["short_term"]
+    )
+    ids = [h.record.id for h in hits]
+    assert ids[:2] == [best.id, beside_best.id]
+    assert (near_question.id in ids) is keep
 
 
 @pytest.mark.parametrize("on", [True, False])

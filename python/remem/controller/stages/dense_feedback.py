@@ -8,7 +8,10 @@ embedding (as in vector PRF for dense retrievers):
 
 over the ``docs`` best vector hits ``d`` with their stored vectors ``v_d`` and weights
 ``w_d`` = their similarity; then the vector search runs again with ``q'`` and its hits replace
-the first ones (the similarity floors apply to them alike). A query whose hits are all missing
+the first ones (the similarity floors apply to them alike) — or, with ``keep_first``, join
+them: each hit keeps the better of its two similarities (to ``q`` and to ``q'``, both unit
+vectors, so comparable), ties by id, cut to the longer list's length, so what the question
+itself found stays. A query whose hits are all missing
 a stored vector, or that has no positive hit, keeps its first hits. The stored vectors are read
 in ONE read per memory stage for the whole batch, and the second search is ONE batch.
 
@@ -31,17 +34,19 @@ from remem.errors import ConfigError
 from remem.models import MemoryStage, VectorItem
 from remem.staging import StagedScore
 
-__all__ = ["DenseFeedbackConfig", "dense_feedback", "rocchio"]
+__all__ = ["DenseFeedbackConfig", "dense_feedback", "merge_hits", "rocchio"]
 
 
 @dataclass(frozen=True)
 class DenseFeedbackConfig:
     """``enabled``; ``docs``: how many of the best vector hits move the query; ``beta``: how
-    far (the hits' weighted mean vector's weight against the query's 1)."""
+    far (the hits' weighted mean vector's weight against the query's 1); ``keep_first``:
+    merge the second search's hits into the first's instead of replacing them."""
 
     enabled: bool = False
     docs: int = 3
     beta: float = 0.5
+    keep_first: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
@@ -49,6 +54,10 @@ class DenseFeedbackConfig:
         d = self.docs
         if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 100:
             raise ConfigError(f"dense_feedback.docs must be an integer in 1..100, got {d!r}")
+        if not isinstance(self.keep_first, bool):
+            raise ConfigError(
+                f"dense_feedback.keep_first must be true or false, got {self.keep_first!r}"
+            )
         b = self.beta
         if isinstance(b, bool) or not (isinstance(b, int | float) and 0.0 < b <= 10.0):
             raise ConfigError(f"dense_feedback.beta is {b!r}; use a number in (0, 10]")
@@ -110,5 +119,16 @@ async def dense_feedback(
     seconds = await search(batch)
     out = list(firsts)
     for i, hits in zip(moved, seconds, strict=True):
-        out[i] = hits
+        out[i] = merge_hits(firsts[i], hits) if config.keep_first else hits
     return out
+
+
+def merge_hits(first: Sequence[StagedScore], second: Sequence[StagedScore]) -> list[StagedScore]:
+    """The union of two vector hit lists, each id at its better score (ties by id), cut to the
+    longer list's length."""
+    best: dict[str, StagedScore] = {}
+    for h in (*first, *second):
+        if h.id not in best or h.score > best[h.id].score:
+            best[h.id] = h
+    merged = sorted(best.values(), key=lambda h: (-h.score, h.id))
+    return merged[: max(len(first), len(second))]
