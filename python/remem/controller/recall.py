@@ -56,7 +56,10 @@ priors (:mod:`remem.controller.stages`; ``sessions`` is off by default): ``recen
 a · exp(-recency_rate · hours since creation)`` never falls below ``1 − a`` (a = 0.05), so age
 re-orders near-ties and never buries a match; then among memories stating different values of
 one keyed fact the newest wins (``conflict``). Every factor is in ``signals``;
-``explanation`` renders them. Ties are broken by id.
+``explanation`` renders them. Ties are broken by id (with the ``diversity`` stage on, the
+order is MMR over sessions). Off by default and measured in the README: ``feedback``
+(full-text pseudo-relevance feedback) and ``dense_feedback`` (Rocchio on the query vector),
+both before fusion.
 """
 
 from __future__ import annotations

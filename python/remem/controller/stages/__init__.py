@@ -13,7 +13,7 @@
 * :mod:`~remem.controller.stages.prior_depth` — the speaker, dates and time priors choose which
   of the deeper full-text hits reach fusion (before fusion);
 * :mod:`~remem.controller.stages.feedback` — pseudo-relevance feedback: the best full-text
-  hits' words searched again, merged down-weighted (before fusion);
+  hits' words searched again, merged down-weighted (before fusion; off by default);
 * :mod:`~remem.controller.stages.diversity` — a session's later candidates yield to other
   sessions' near-equal ones (MMR over sessions; off by default);
 * :mod:`~remem.controller.stages.dense_feedback` — the query vector moves towards its best
