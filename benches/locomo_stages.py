@@ -30,7 +30,16 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   weights: speaker 1 → 5 and dates 1 → 3 were taken (the shipped values); fulltext_rr 0.2
   (MRR +0.4, R@10 equal) was not, as it doubled ``remem eval --quick``'s stale-only rate;
 * ``+sessions …``: the default with the session-evidence stage (off by default) switched on
-  at each row of :data:`SESSIONS`.
+  at each row of :data:`SESSIONS`;
+* ``--new``: the default, the best row of each of the three stages below, both feedback stages
+  together, and the default again (so its latency is measured at both ends of the run);
+* ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
+  :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
+  the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
+  sessions) — stages off by default, measured on top of it.
+
+Each row also gives one recall's p50 wall time (ms; the shared machine's load included, so
+only rows of one run compare).
 
 Everything is deterministic: fixed data, fixed clock, a deterministic embedder, fixed grids.
 """
@@ -41,6 +50,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,7 +58,13 @@ from typing import Any
 
 from remem.controller import ControllerConfig
 from remem.controller.config import fitted_weights
-from remem.controller.stages import RecallStagesConfig, SessionConfig
+from remem.controller.stages import (
+    DenseFeedbackConfig,
+    DiversityConfig,
+    FeedbackConfig,
+    RecallStagesConfig,
+    SessionConfig,
+)
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.eval.locomo import evidence_metrics, ingest_conversation, load_locomo
 from remem.eval.locomo.format import Conversation
@@ -84,6 +100,7 @@ async def _score(
     convs: Sequence[IngestedConversation], config: ControllerConfig
 ) -> dict[str, float]:
     rows: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = []
+    latencies: list[float] = []
     for conv in convs:
         # A tuning script may reach the pipeline: production code sets the config at open.
         pipeline = conv.runtime.controller._recall
@@ -94,7 +111,10 @@ async def _score(
         for r in await retrieve_conversation(conv, ks=(10,), depth=DEPTH):
             if r.category in CATEGORIES and r.evidence:
                 rows.append((conv.conversation.sample_id, r.category, r.ranked, r.evidence))
+                latencies.append(r.latency_ms)
     out = _figures(rows)
+    # One recall's wall time (the shared machine's load included: compare rows of one run).
+    out["p50 ms"] = statistics.median(latencies) if latencies else 0.0
     # Per conversation too (``<sample id> R@10`` …): a choice should help all three.
     for sample in sorted({row[0] for row in rows}):
         part = _figures([row for row in rows if row[0] == sample])
@@ -120,7 +140,7 @@ def _figures(rows: Sequence[tuple[str, str, tuple[str, ...], tuple[str, ...]]]) 
 def _line(name: str, m: dict[str, float]) -> str:
     line = (
         f"{name:28s} {m['R@10']:6.1f} {m['MRR']:6.1f} {m['All@10']:7.1f} "
-        f"{m['multi-hop R@10']:9.1f} {m['objective']:7.2f}"
+        f"{m['multi-hop R@10']:9.1f} {m['objective']:7.2f} {m.get('p50 ms', 0.0):6.1f}"
     )
     samples = sorted(k.split()[0] for k in m if k.endswith(" objective"))
     return (
@@ -162,6 +182,43 @@ GRID: list[tuple[str, str, list[Any]]] = [
 ]
 
 
+FEEDBACK: list[tuple[int, int, float, int]] = [
+    (5, 8, 0.2, 0),
+    (5, 8, 0.1, 0),
+    (5, 8, 0.2, 3),
+    (5, 8, 0.2, 5),
+    (3, 8, 0.2, 5),
+    (5, 8, 0.3, 5),
+    (5, 12, 0.2, 5),
+    (0, 8, 0.2, 5),
+]
+"""The pseudo-relevance feedback stage (off by default), as ``(docs, terms, weight,
+vector_docs)`` rows (docs 0: the vector hits' words only)."""
+
+
+DIVERSITY: list[tuple[float, int]] = [
+    (0.9, 3),
+    (0.8, 3),
+    (0.7, 3),
+    (0.8, 1),
+    (0.6, 2),
+]
+"""The session-diversity stage (off by default), as ``(decay, cap)`` rows."""
+
+
+DENSE: list[tuple[int, float, bool]] = [
+    (3, 0.3, False),
+    (3, 0.5, False),
+    (3, 1.0, False),
+    (5, 0.5, False),
+    (1, 0.5, False),
+    (1, 0.5, True),
+    (3, 0.5, True),
+    (1, 1.0, True),
+]
+"""The dense (Rocchio) feedback stage (off by default), as ``(docs, beta, keep_first)`` rows."""
+
+
 SESSIONS: list[tuple[int, float, float]] = [
     (1, 0.2, 0.5),
     (3, 0.2, 0.5),
@@ -179,6 +236,17 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--knobs", default="", help="only these stage.knob entries of GRID")
     parser.add_argument("--expand-index", action="store_true", help="store neighbours' words")
     parser.add_argument("--embedder", choices=("hashing", "local"), default="hashing")
+    parser.add_argument(
+        "--feedback", action="store_true", help="only the default and the FEEDBACK rows"
+    )
+    parser.add_argument(
+        "--diversity", action="store_true", help="only the default and the DIVERSITY rows"
+    )
+    parser.add_argument("--dense", action="store_true", help="only the default and the DENSE rows")
+    parser.add_argument("--from-row", default="0", help="--dense: start at this DENSE row")
+    parser.add_argument(
+        "--new", action="store_true", help="the default and the best row of each new stage"
+    )
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.expand_index:
@@ -196,6 +264,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
     try:
         print(
             f"{'variant':28s} {'R@10':>6s} {'MRR':>6s} {'All@10':>7s} {'multi R10':>9s} {'obj':>7s}"
+            f" {'p50 ms':>6s}"
             "  | per conversation R@10/MRR"
         )
 
@@ -214,19 +283,67 @@ async def main(argv: Sequence[str] | None = None) -> int:
             print(_line(name, m), flush=True)
             return m["objective"]
 
-        await run(
-            "old",
-            dataclasses.replace(
-                _off(), recency=dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
-            ),
-        )
-        await run("old-norecency", _off(), rate=0.0)
+        if not (args.feedback or args.diversity or args.dense or args.new):
+            old = dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
+            await run("old", dataclasses.replace(_off(), recency=old))
+            await run("old-norecency", _off(), rate=0.0)
         best = RecallStagesConfig()
         model = convs[0].runtime.controller._recall.retrieval.collections.embeddings.model_name
         weights = dict(fitted_weights(model))
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))
             await run("expanded index, no stages", _off())
+            return 0
+        if args.new:
+            feedback = FeedbackConfig(enabled=True, docs=5, terms=8, weight=0.2)
+            dense = DenseFeedbackConfig(enabled=True, docs=1, beta=1.0)
+            diversity = DiversityConfig(enabled=True, decay=0.9, cap=3)
+            await run("default", best, features=weights)
+            for name, trial in (
+                ("+feedback d=5 t=8 w=0.2", dataclasses.replace(best, feedback=feedback)),
+                ("+dense feedback d=1 b=1.0", dataclasses.replace(best, dense_feedback=dense)),
+                ("+diversity d=0.9 c=3", dataclasses.replace(best, diversity=diversity)),
+                (
+                    "+both feedbacks",
+                    dataclasses.replace(best, feedback=feedback, dense_feedback=dense),
+                ),
+                ("default (again)", best),
+            ):
+                await run(name, trial, features=weights)
+            return 0
+        if args.dense:
+            await run("default", best, features=weights)
+            for docs, beta, keep in DENSE[int(args.from_row) :]:
+                dense = DenseFeedbackConfig(enabled=True, docs=docs, beta=beta, keep_first=keep)
+                name = f"+dense feedback d={docs} b={beta}{' keep' if keep else ''}"
+                await run(name, dataclasses.replace(best, dense_feedback=dense), features=weights)
+            # The best row of each feedback stage together (they feed different retrievers).
+            both = dataclasses.replace(
+                best,
+                feedback=FeedbackConfig(enabled=True, docs=5, terms=8, weight=0.2),
+                dense_feedback=DenseFeedbackConfig(enabled=True, docs=1, beta=1.0),
+            )
+            await run("+feedback d=5 t=8 w=0.2 +dense d=1 b=1.0", both, features=weights)
+            return 0
+        if args.diversity:
+            await run("default", best, features=weights)
+            for decay, cap in DIVERSITY:
+                div = DiversityConfig(enabled=True, decay=decay, cap=cap)
+                name = f"+diversity decay={decay} cap={cap}"
+                await run(name, dataclasses.replace(best, diversity=div), features=weights)
+            return 0
+        if args.feedback:
+            await run("default", best, features=weights)
+            for docs, terms, weight, vdocs in FEEDBACK:
+                fb_on = FeedbackConfig(
+                    enabled=True,
+                    docs=docs,
+                    terms=terms,
+                    weight=weight,
+                    vector_docs=vdocs,
+                )
+                name = f"+feedback d={docs} t={terms} w={weight} v={vdocs}"
+                await run(name, dataclasses.replace(best, feedback=fb_on), features=weights)
             return 0
         if args.grid:
             score = await run("default", best, features=weights)

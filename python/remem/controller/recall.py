@@ -56,7 +56,10 @@ priors (:mod:`remem.controller.stages`; ``sessions`` is off by default): ``recen
 a · exp(-recency_rate · hours since creation)`` never falls below ``1 − a`` (a = 0.05), so age
 re-orders near-ties and never buries a match; then among memories stating different values of
 one keyed fact the newest wins (``conflict``). Every factor is in ``signals``;
-``explanation`` renders them. Ties are broken by id.
+``explanation`` renders them. Ties are broken by id (with the ``diversity`` stage on, the
+order is MMR over sessions). Off by default and measured in the README: ``feedback``
+(full-text pseudo-relevance feedback) and ``dense_feedback`` (Rocchio on the query vector),
+both before fusion.
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ from remem.controller.stages import (
     Keyed,
     NeighbourScored,
     cut_vector,
+    dense_feedback,
+    diversify,
     expand_neighbours,
     prior_cut,
     prior_factors,
@@ -85,6 +90,8 @@ from remem.controller.stages import (
     query_cues,
     resolve_conflicts,
     session_factors,
+    vector_docs,
+    with_feedback,
 )
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import EpisodeKind, MemoryRecord, ScoredMemory
@@ -141,6 +148,23 @@ class RecallPipeline:
             r.vectors(vectors, vector_depth, options),
             r.texts(queries, text_depth, options),
             asyncio.gather(*(r.graph(q, depth, options, now) for q in queries)),
+        )
+        # ``dense_feedback``: the query vectors move towards their best hits' (off: as is).
+        vec = await dense_feedback(
+            vectors,
+            vec,
+            self.config.stages.dense_feedback,
+            r.collections.vectors,
+            lambda batch: r.vectors(batch, vector_depth, options),
+        )
+        # ``feedback``: the best hits' words searched again, merged down-weighted (off: as is).
+        fb = self.config.stages.feedback
+        texts = await with_feedback(
+            queries,
+            texts,
+            fb,
+            lambda qs: r.texts(qs, text_depth, options),
+            await vector_docs(vec, fb, lambda ids: r.eligible(ids, options)),
         )
         if r.transcripts is not None and nb.enabled and nb.expand:
             texts = list(
@@ -207,7 +231,12 @@ class RecallPipeline:
         for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
             factors[key]["conflict"] = factor
             finals[key] *= factor
-        order = sorted(fused, key=lambda key: (-finals[key], key))
+        # ``diversity`` (off: the plain order by score, then key): MMR over sessions.
+        order, placed = diversify(finals, sessions, stages.diversity, options.k)
+        if stages.diversity.enabled:
+            for key, factor in placed.items():
+                factors[key]["diversity"] = factor
+                finals[key] *= factor
         return [
             scored_memory(
                 candidates[key],

@@ -12,6 +12,12 @@
   strong turns (bounded; off by default);
 * :mod:`~remem.controller.stages.prior_depth` — the speaker, dates and time priors choose which
   of the deeper full-text hits reach fusion (before fusion);
+* :mod:`~remem.controller.stages.feedback` — pseudo-relevance feedback: the best full-text
+  hits' words searched again, merged down-weighted (before fusion; off by default);
+* :mod:`~remem.controller.stages.diversity` — a session's later candidates yield to other
+  sessions' near-equal ones (MMR over sessions; off by default);
+* :mod:`~remem.controller.stages.dense_feedback` — the query vector moves towards its best
+  hits' (Rocchio) and the vector search runs again (before fusion; off by default);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -23,6 +29,15 @@ from __future__ import annotations
 
 from remem.controller.stages.config import STAGE_NAMES, RecallStagesConfig
 from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_conflicts
+from remem.controller.stages.dense_feedback import DenseFeedbackConfig, dense_feedback, rocchio
+from remem.controller.stages.diversity import DiversityConfig, diversify
+from remem.controller.stages.feedback import (
+    FeedbackConfig,
+    FeedbackDoc,
+    feedback_query,
+    vector_docs,
+    with_feedback,
+)
 from remem.controller.stages.neighbours import (
     NeighbourConfig,
     NeighbourScored,
@@ -56,6 +71,10 @@ __all__ = [
     "CandidateView",
     "ConflictConfig",
     "DatePriorConfig",
+    "DenseFeedbackConfig",
+    "DiversityConfig",
+    "FeedbackConfig",
+    "FeedbackDoc",
     "Keyed",
     "NeighbourConfig",
     "NeighbourScored",
@@ -69,7 +88,10 @@ __all__ = [
     "TurnReader",
     "asks_for_time",
     "cut_vector",
+    "dense_feedback",
+    "diversify",
     "expand_neighbours",
+    "feedback_query",
     "missing_neighbours",
     "named_speakers",
     "prior_cut",
@@ -79,8 +101,11 @@ __all__ = [
     "question_windows",
     "recency_prior",
     "resolve_conflicts",
+    "rocchio",
     "session_factors",
     "speaker_of",
     "states_time",
     "usage_prior",
+    "vector_docs",
+    "with_feedback",
 ]

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from remem.controller.stages.conflicts import ConflictConfig
+from remem.controller.stages.dense_feedback import DenseFeedbackConfig
+from remem.controller.stages.diversity import DiversityConfig
+from remem.controller.stages.feedback import FeedbackConfig
 from remem.controller.stages.neighbours import NeighbourConfig
 from remem.controller.stages.prior_depth import PriorDepthConfig
 from remem.controller.stages.question_dates import DatePriorConfig
@@ -33,6 +36,9 @@ _KINDS: dict[str, type] = {
     "conflicts": ConflictConfig,
     "sessions": SessionConfig,
     "prior_depth": PriorDepthConfig,
+    "feedback": FeedbackConfig,
+    "diversity": DiversityConfig,
+    "dense_feedback": DenseFeedbackConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -49,6 +55,9 @@ class RecallStagesConfig:
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     sessions: SessionConfig = field(default_factory=SessionConfig)
     prior_depth: PriorDepthConfig = field(default_factory=PriorDepthConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    diversity: DiversityConfig = field(default_factory=DiversityConfig)
+    dense_feedback: DenseFeedbackConfig = field(default_factory=DenseFeedbackConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():
