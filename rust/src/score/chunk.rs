@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use super::FusedInputs;
+use super::{FusedInputs, Out};
 use crate::decay::exp_with;
 
 /// Counts below this use the ln(1 + n) lookup table.
@@ -181,9 +181,9 @@ fn item<const FMA: bool>(
 fn score_chunk_body<const FMA: bool>(
     x: &FusedInputs<'_>,
     k: &Folded,
-    d: &mut [f64],
-    pr: &mut [f64],
-    inc: &mut [f64],
+    d: &mut [Out],
+    pr: &mut [Out],
+    inc: &mut [Out],
 ) -> Chunk {
     let n = d.len();
     let table = ln1p_table();
@@ -217,9 +217,9 @@ fn score_chunk_body<const FMA: bool>(
             rel,
             similarity[i],
         );
-        d[i] = dv;
-        pr[i] = pv;
-        inc[i] = iv;
+        d[i] = Out::new(dv);
+        pr[i] = Out::new(pv);
+        inc[i] = Out::new(iv);
     }
     if invalid >> 63 != 0 {
         return Chunk::Invalid;
@@ -228,7 +228,7 @@ fn score_chunk_body<const FMA: bool>(
         for i in 0..n {
             let (a, l) = (accesses[i], relationships[i]);
             if a as u64 >> LN1P_BITS != 0 || l as u64 >> 52 != 0 {
-                (d[i], pr[i], inc[i]) = item::<FMA>(
+                let (dv, pv, iv) = item::<FMA>(
                     k,
                     base[i],
                     reference[i],
@@ -239,6 +239,7 @@ fn score_chunk_body<const FMA: bool>(
                     l as f64,
                     similarity[i],
                 );
+                (d[i], pr[i], inc[i]) = (Out::new(dv), Out::new(pv), Out::new(iv));
             }
         }
     }
@@ -250,9 +251,9 @@ fn score_chunk_body<const FMA: bool>(
 fn score_chunk_avx2(
     x: &FusedInputs<'_>,
     k: &Folded,
-    d: &mut [f64],
-    pr: &mut [f64],
-    inc: &mut [f64],
+    d: &mut [Out],
+    pr: &mut [Out],
+    inc: &mut [Out],
 ) -> Chunk {
     score_chunk_body::<true>(x, k, d, pr, inc)
 }
@@ -262,9 +263,9 @@ fn score_chunk_avx2(
 fn score_chunk_avx512(
     x: &FusedInputs<'_>,
     k: &Folded,
-    d: &mut [f64],
-    pr: &mut [f64],
-    inc: &mut [f64],
+    d: &mut [Out],
+    pr: &mut [Out],
+    inc: &mut [Out],
 ) -> Chunk {
     score_chunk_body::<true>(x, k, d, pr, inc)
 }
@@ -274,9 +275,9 @@ pub(super) fn score_chunk(
     isa: Isa,
     x: &FusedInputs<'_>,
     k: &Folded,
-    d: &mut [f64],
-    pr: &mut [f64],
-    inc: &mut [f64],
+    d: &mut [Out],
+    pr: &mut [Out],
+    inc: &mut [Out],
 ) -> Chunk {
     #[cfg(target_arch = "x86_64")]
     {

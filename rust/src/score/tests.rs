@@ -168,21 +168,7 @@ impl Columns {
 }
 
 fn run(isa: Isa, x: &FusedInputs<'_>, p: &FusedParams) -> KernelResult<FusedScores> {
-    let n = x.base.len();
-    let mut out = FusedScores {
-        decay: vec![0.0; n],
-        promotion: vec![0.0; n],
-        inclusion: vec![0.0; n],
-    };
-    fused_scores_into_isa(
-        isa,
-        x,
-        p,
-        &mut out.decay,
-        &mut out.promotion,
-        &mut out.inclusion,
-    )?;
-    Ok(out)
+    fused_scores_isa(isa, x, p)
 }
 
 #[test]
