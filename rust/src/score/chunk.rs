@@ -21,7 +21,10 @@ pub const LN1P_TABLE: usize = 4096;
 const LN1P_BITS: u32 = LN1P_TABLE.trailing_zeros();
 pub(super) const CHUNK: usize = 4096;
 
-const SECONDS_PER_HOUR: f64 = 3600.0;
+// Ages multiply by 1/3600 instead of dividing by 3600: two divisions per item were the loop's
+// costliest instructions (vdivpd), and the extra ≤ 1 ulp in an age moves exp(−rate·age) by
+// ≤ |rate·age|·2.2e−16 relative, ≤ 1.6e−13 where the result is above the 1e−300 floor.
+const HOURS_PER_SECOND: f64 = 1.0 / 3600.0;
 const EXP_BITS: u64 = 0x7ff0_0000_0000_0000;
 const EXP_ONE: u64 = 1 << 52;
 // 2^52 as f64 and its bits: OR-ing an integer below 2^52 into the mantissa of 2^52 and
@@ -154,8 +157,8 @@ fn item<const FMA: bool>(
     similarity: f64,
 ) -> (f64, f64, f64) {
     let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
-    let age_ref = max0((k.now - reference) / SECONDS_PER_HOUR);
-    let age_created = max0((k.now - created) / SECONDS_PER_HOUR);
+    let age_ref = max0((k.now - reference) * HOURS_PER_SECOND);
+    let age_created = max0((k.now - created) * HOURS_PER_SECOND);
     let decay = min1(max0(base * exp_with::<FMA>(-k.decay_rate * age_ref)));
     let promotion = madd(
         k.w_relationships,
