@@ -54,15 +54,26 @@ const C: [f64; 11] = [
 /// NaN in gives an unspecified value; callers validate finiteness first.
 #[inline(always)]
 pub fn exp_fast(x: f64) -> f64 {
+    exp_with::<false>(x)
+}
+
+/// [`exp_fast`] with the polynomial's multiply-adds fused when `FMA` is true.
+///
+/// Fusing only removes roundings, so the error bound of [`exp_fast`] holds for both forms. Call
+/// the `FMA = true` form only from code compiled with the `fma` target feature: elsewhere
+/// `f64::mul_add` is a libm call, which would also stop the loop from vectorising.
+#[inline(always)]
+pub fn exp_with<const FMA: bool>(x: f64) -> f64 {
+    let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
     let xc = x.clamp(EXP_FAST_MIN, EXP_FAST_MAX);
     let t = xc * LOG2E + ROUND_MAGIC;
     let n = t - ROUND_MAGIC;
-    let r = (xc - n * LN2_HI) - n * LN2_LO;
+    let r = madd(-n, LN2_LO, madd(-n, LN2_HI, xc));
     let mut p = C[0];
     for &c in &C[1..] {
-        p = p * r + c;
+        p = madd(p, r, c);
     }
-    p = (p * r + 1.0) * r + 1.0;
+    p = madd(madd(p, r, 1.0), r, 1.0);
     // Low bits of t hold n (two's complement); shifting drops the magic's own bits.
     let scale = f64::from_bits(t.to_bits().wrapping_add(1023) << 52);
     let y = p * scale;

@@ -6,17 +6,19 @@
 //!   + w_conf·clamp(confidence, 0, 1) + w_rel·min(1, relationships/rel_norm)
 //! - inclusion  = similarity · exp(−recency_rate · age_since_created) · (1 + hit_weight·ln(1 + accesses))
 //!
-//! The loop is chunked: a scalar pre-pass fills ln(1 + accesses) for a chunk from a lookup table
-//! (counts below [`LN1P_TABLE`], libm above), then a branch-free pass the compiler vectorises
-//! computes all three outputs with [`exp_fast`].
+//! One branch-free pass per chunk computes all three outputs and the validity of the chunk's
+//! inputs (chunk.rs); ln(1 + accesses) comes from a table below [`LN1P_TABLE`] and the
+//! exponentials from [`crate::decay::exp_with`]. Only when a chunk flags a bad value do the
+//! exact checks run, over the whole input, so the error names the same first culprit, in the same
+//! order of arrays, as the reference's checks.
 
 mod chunk;
 
-pub use chunk::{has_avx2, ln1p_count, LN1P_TABLE};
+pub use chunk::{ln1p_count, Isa, LN1P_TABLE};
 
 use crate::decay::{check_finite, check_finite_scalar, check_rate};
 use crate::error::{KernelError, KernelResult};
-use chunk::{score_chunk, ChunkOut, CHUNK};
+use chunk::{score_chunk, Chunk, Folded, CHUNK};
 
 /// Items at which the fused scorer goes parallel. Measured (release, 2 shared and busy cores,
 /// best of 30): at 200k items 2 threads took 2.6–4.0 ms against 5.6–9.0 ms on one; at 100k the
@@ -127,22 +129,14 @@ impl FusedInputs<'_> {
         Ok(())
     }
 
-    /// Value checks for a chunk starting at item `offset` (run chunk by chunk, while the chunk is
-    /// in cache, instead of as separate passes over every array).
-    fn check_values(&self, offset: usize) -> KernelResult<()> {
-        let shift = |e: KernelError| match e {
-            KernelError::NonFinite { name, index, value } => KernelError::NonFinite {
-                name,
-                index: index + offset,
-                value,
-            },
-            other => other,
-        };
-        check_finite("base_scores", self.base).map_err(shift)?;
-        check_finite("reference_times", self.reference).map_err(shift)?;
-        check_finite("created_times", self.created).map_err(shift)?;
-        check_finite("confidence", self.confidence).map_err(shift)?;
-        check_finite("similarity", self.similarity).map_err(shift)?;
+    /// The exact value checks, in the reference's order (run only after the scoring pass
+    /// flagged something, to find the culprit).
+    fn check_values(&self) -> KernelResult<()> {
+        check_finite("base_scores", self.base)?;
+        check_finite("reference_times", self.reference)?;
+        check_finite("created_times", self.created)?;
+        check_finite("confidence", self.confidence)?;
+        check_finite("similarity", self.similarity)?;
         for (name, xs) in [
             ("access_counts", self.accesses),
             ("relationship_counts", self.relationships),
@@ -152,11 +146,7 @@ impl FusedInputs<'_> {
                 let index = xs.iter().position(|&c| c < 0).unwrap_or(0);
                 return Err(KernelError::OutOfRange {
                     name,
-                    detail: format!(
-                        "element {} is {}; counts must be >= 0",
-                        index + offset,
-                        xs[index]
-                    ),
+                    detail: format!("element {index} is {}; counts must be >= 0", xs[index]),
                 });
             }
         }
@@ -186,17 +176,49 @@ fn sub<'a>(x: &FusedInputs<'a>, lo: usize, hi: usize) -> FusedInputs<'a> {
 
 /// Decay, promotion and inclusion scores for every item in one pass (formulas in the module docs).
 pub fn fused_scores(x: &FusedInputs<'_>, p: &FusedParams) -> KernelResult<FusedScores> {
-    let n = x.base.len();
-    let mut out = FusedScores {
-        decay: vec![0.0; n],
-        promotion: vec![0.0; n],
-        inclusion: vec![0.0; n],
-    };
-    fused_scores_into(x, p, &mut out.decay, &mut out.promotion, &mut out.inclusion)?;
-    Ok(out)
+    fused_scores_isa(Isa::detect(), x, p)
 }
 
-/// [`fused_scores`] writing into caller-provided outputs (each of the inputs' length).
+/// [`fused_scores`] with the loop's build chosen by the caller (see [`fused_scores_into_isa`]).
+pub fn fused_scores_isa(
+    isa: Isa,
+    x: &FusedInputs<'_>,
+    p: &FusedParams,
+) -> KernelResult<FusedScores> {
+    let n = x.base.len();
+    let (mut d, mut pr, mut inc) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    fused_scores_into_isa(
+        isa,
+        x,
+        p,
+        &mut d.spare_capacity_mut()[..n],
+        &mut pr.spare_capacity_mut()[..n],
+        &mut inc.spare_capacity_mut()[..n],
+    )?;
+    // SAFETY: on success the kernel has written all n elements of each spare capacity.
+    unsafe {
+        d.set_len(n);
+        pr.set_len(n);
+        inc.set_len(n);
+    }
+    Ok(FusedScores {
+        decay: d,
+        promotion: pr,
+        inclusion: inc,
+    })
+}
+
+/// An output element: the kernel writes every one and reads none, so outputs may start
+/// uninitialised (no zeroing pass over 24 MB at 1M items).
+pub type Out = std::mem::MaybeUninit<f64>;
+
+/// [`fused_scores`] writing into caller-provided outputs (each of the inputs' length). On
+/// success every element of the three outputs is written; on error their contents are
+/// unspecified.
 ///
 /// The bindings pass fresh numpy buffers: numpy backs large arrays with transparent huge pages,
 /// and writing into them measured 3–10× faster at 1M items than faulting in a fresh `Vec`
@@ -204,9 +226,22 @@ pub fn fused_scores(x: &FusedInputs<'_>, p: &FusedParams) -> KernelResult<FusedS
 pub fn fused_scores_into(
     x: &FusedInputs<'_>,
     p: &FusedParams,
-    decay: &mut [f64],
-    promotion: &mut [f64],
-    inclusion: &mut [f64],
+    decay: &mut [Out],
+    promotion: &mut [Out],
+    inclusion: &mut [Out],
+) -> KernelResult<()> {
+    fused_scores_into_isa(Isa::detect(), x, p, decay, promotion, inclusion)
+}
+
+/// [`fused_scores_into`] with the loop's build chosen by the caller (an `isa` the CPU lacks runs
+/// the portable loop); tests use it to hold every build to the same results.
+pub fn fused_scores_into_isa(
+    isa: Isa,
+    x: &FusedInputs<'_>,
+    p: &FusedParams,
+    decay: &mut [Out],
+    promotion: &mut [Out],
+    inclusion: &mut [Out],
 ) -> KernelResult<()> {
     p.validate()?;
     x.check_lengths()?;
@@ -224,115 +259,59 @@ pub fn fused_scores_into(
             });
         }
     }
-    let avx2 = has_avx2();
-    let body = |(k, ((d, pr), inc)): ChunkOut<'_>| {
-        let lo = k * CHUNK;
-        score_chunk(avx2, lo, &sub(x, lo, lo + d.len()), p, d, pr, inc)
+    let k = Folded {
+        now: p.now,
+        decay_rate: p.decay_rate,
+        recency_rate: p.recency_rate,
+        hit_weight: p.hit_weight,
+        w_age: p.w_age,
+        w_access: p.w_access,
+        w_confidence: p.w_confidence,
+        w_relationships: p.w_relationships,
+        inv_age: 1.0 / p.age_norm_hours,
+        inv_acc: 1.0 / p.access_norm,
+        inv_rel: 1.0 / p.relationship_norm,
     };
-    // Only one of the two paths runs; each takes the output slices from this slot.
-    let slot = std::sync::Mutex::new(Some((decay, promotion, inclusion)));
-    let take = || {
-        slot.lock()
-            .ok()
-            .and_then(|mut s| s.take())
-            .ok_or_else(|| KernelError::Internal {
-                detail: "fused output slot taken twice".into(),
-            })
+    // Err(()) stops the other chunks early: some input is bad, and check_values names it.
+    let body = |(c, ((d, pr), inc)): ChunkOut<'_>| {
+        let lo = c * CHUNK;
+        match score_chunk(isa, &sub(x, lo, lo + d.len()), &k, d, pr, inc) {
+            Chunk::Scored => Ok(()),
+            Chunk::Invalid => Err(()),
+        }
     };
-    crate::parallel::run(
-        n,
-        PAR_THRESHOLD,
-        || {
+    // parallel::run's two closures cannot both borrow the outputs mutably; this is its rule
+    // (the shared pool above a benchmark-chosen size) written out.
+    let scored = match crate::parallel::pool() {
+        Some(pool) if n >= PAR_THRESHOLD => pool.install(|| {
             use rayon::prelude::*;
-            let (decay, promotion, inclusion) = take()?;
             decay
                 .par_chunks_mut(CHUNK)
                 .zip(promotion.par_chunks_mut(CHUNK))
                 .zip(inclusion.par_chunks_mut(CHUNK))
                 .enumerate()
                 .try_for_each(body)
-        },
-        || {
-            let (decay, promotion, inclusion) = take()?;
-            decay
-                .chunks_mut(CHUNK)
-                .zip(promotion.chunks_mut(CHUNK))
-                .zip(inclusion.chunks_mut(CHUNK))
-                .enumerate()
-                .try_for_each(body)
-        },
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn params() -> FusedParams {
-        FusedParams {
-            now: 72.0 * 3600.0,
-            decay_rate: 0.01,
-            w_age: 0.2,
-            w_access: 0.4,
-            w_confidence: 0.2,
-            w_relationships: 0.2,
-            age_norm_hours: 72.0,
-            access_norm: 5.0,
-            relationship_norm: 3.0,
-            recency_rate: 0.005,
-            hit_weight: 0.1,
+        }),
+        _ => decay
+            .chunks_mut(CHUNK)
+            .zip(promotion.chunks_mut(CHUNK))
+            .zip(inclusion.chunks_mut(CHUNK))
+            .enumerate()
+            .try_for_each(body),
+    };
+    match scored {
+        Ok(()) => Ok(()),
+        Err(()) => {
+            x.check_values()?;
+            Err(KernelError::Internal {
+                detail: "the fused scorer flagged an input that the exact checks accept".into(),
+            })
         }
     }
-
-    #[test]
-    fn fused_matches_formulas() {
-        let x = FusedInputs {
-            base: &[1.0, 0.5],
-            reference: &[0.0, 100.0 * 3600.0],
-            created: &[0.0, 0.0],
-            accesses: &[5, 10_000],
-            confidence: &[0.8, 2.0],
-            relationships: &[3, 0],
-            similarity: &[0.9, 0.7],
-        };
-        let out = fused_scores(&x, &params()).unwrap();
-        assert!((out.decay[0] - (-0.72f64).exp()).abs() < 1e-15);
-        assert_eq!(out.decay[1], 0.5);
-        assert!((out.promotion[0] - (0.2 + 0.4 + 0.16 + 0.2)).abs() < 1e-15);
-        assert!((out.promotion[1] - (0.2 + 0.4 + 0.2)).abs() < 1e-15);
-        let inc = 0.7 * (-0.36f64).exp() * (1.0 + 0.1 * 10_000f64.ln_1p());
-        assert!((out.inclusion[1] - inc).abs() < 1e-14);
-    }
-
-    #[test]
-    fn rejects_bad_weights_and_counts() {
-        let mut p = params();
-        p.w_age = 0.5;
-        let x = FusedInputs {
-            base: &[],
-            reference: &[],
-            created: &[],
-            accesses: &[],
-            confidence: &[],
-            relationships: &[],
-            similarity: &[],
-        };
-        assert!(matches!(
-            fused_scores(&x, &p),
-            Err(KernelError::OutOfRange { .. })
-        ));
-        let x = FusedInputs {
-            accesses: &[-1],
-            base: &[1.0],
-            reference: &[0.0],
-            created: &[0.0],
-            confidence: &[0.0],
-            relationships: &[0],
-            similarity: &[0.0],
-        };
-        assert!(matches!(
-            fused_scores(&x, &params()),
-            Err(KernelError::OutOfRange { .. })
-        ));
-    }
 }
+
+/// One chunk of the three outputs, numbered.
+type ChunkOut<'a> = (usize, ((&'a mut [Out], &'a mut [Out]), &'a mut [Out]));
+
+#[cfg(test)]
+mod tests;

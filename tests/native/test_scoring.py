@@ -231,3 +231,59 @@ def test_shape_dtype_layout_errors() -> None:
     assert native.decay_scores(np.ones(8, dtype=np.float32)[::2], f, now=NOW).shape == (4,)
     with pytest.raises(InvalidArgumentError):
         native.fused_scores([1.0], [0.0], [0.0], [1.5], [0.5], [1], [0.5], now=NOW)
+
+
+@EXAMPLES
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0, 4095, 4096, 2**52 - 1, 2**52, 2**62, 2**63 - 1])
+            | st.integers(0, 2**63 - 1),
+            st.sampled_from([0, 3, 2**52 - 1, 2**52, 2**63 - 1]) | st.integers(0, 2**63 - 1),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_fused_huge_counts_match_reference(counts: list[tuple[int, int]]) -> None:
+    """Counts past the ln(1 + n) table and past 2^52 (the kernel's slow path) score exactly."""
+    n = len(counts)
+    acc = np.array([a for a, _ in counts], dtype=np.int64)
+    rel = np.array([r for _, r in counts], dtype=np.int64)
+    f = np.linspace(0.1, 0.9, n)
+    args = (f, NOW - f * 100 * HOUR, NOW - f * 900 * HOUR, acc, f, rel, f)
+    kw = {"now": NOW, "access_norm": 1e17, "relationship_norm": 1e16, "hit_weight": 0.5}
+    for g, w in zip(
+        native.fused_scores(*args, **kw), reference.fused_scores(*args, **kw), strict=True
+    ):
+        _close(g, w)
+
+
+@pytest.mark.parametrize("n", [5, 4096 * 3 + 7, 250_003])
+def test_fused_error_names_the_reference_culprit(n: int) -> None:
+    """The first bad value in the reference's order of arrays, wherever the chunks fall."""
+    rng = np.random.default_rng(n)
+    args: list[Any] = [
+        rng.random(n),
+        NOW - rng.random(n) * HOUR,
+        NOW - rng.random(n) * HOUR,
+        rng.integers(0, 50, n),
+        rng.random(n),
+        rng.integers(0, 5, n),
+        rng.random(n),
+    ]
+    args[6][1] = math.nan  # early, in the last float array checked
+    args[0][n - 2] = math.inf  # late, in the first
+    for impl in (native, reference):
+        with pytest.raises(NonFiniteError, match=rf"base_scores\[{n - 2}\] is inf"):
+            impl.fused_scores(*args, now=NOW)
+    args[0][n - 2] = 0.5
+    args[5][n - 1] = -3
+    for impl in (native, reference):
+        with pytest.raises(NonFiniteError, match=r"similarity\[1\] is (?i:nan)"):
+            impl.fused_scores(*args, now=NOW)
+    args[6][1] = 0.5
+    with pytest.raises(InvalidArgumentError, match=rf"element {n - 1} is -3"):
+        native.fused_scores(*args, now=NOW)
+    with pytest.raises(InvalidArgumentError, match=rf"relationship_counts\[{n - 1}\] is -3"):
+        reference.fused_scores(*args, now=NOW)

@@ -1,8 +1,10 @@
 """Typed façade over the native scoring kernels: decay, reinforcement, fused scoring.
 
 Specification (formulas, validation order, edge cases): :mod:`remem.reference.scoring`. Native
-results agree with the reference to rel 1e-12; the only difference is the exponential, a
-vectorised range-reduction + polynomial exp with relative error ≤ 1e-14 on [-708, 709].
+results agree with the reference to rel 1e-12 (abs 1e-300 near zero); they differ only in the
+exponential, a vectorised range-reduction + polynomial exp with relative error ≤ 1e-14 on
+[-708, 709], in ages taken as ``(now - t) * (1/3600)`` (≤ 1 ulp from the division) and, on
+CPUs with FMA, in multiply-adds fused into one rounding.
 
 Times are float64 UNIX seconds; a reference time in the future (clock skew) counts as age 0.
 Inputs are converted here (one copy at most) to contiguous float64 / int64; the native module

@@ -2,7 +2,9 @@
 
 This module is the specification of :mod:`remem.kernels.scoring`; the native kernels must agree
 with it to a relative tolerance of 1e-12 (absolute 1e-300 near zero) — they differ only in the
-exponential, a vectorised polynomial natively (relative error ≤ 1e-14) and ``math.exp`` here.
+exponential, a vectorised polynomial natively (relative error ≤ 1e-14) and ``math.exp`` here, and
+in the native fused kernel multiplying by 1/3600 for ages (≤ 1 ulp from the division below) and
+fusing multiply-adds (one rounding instead of two) on CPUs with FMA.
 
 Times are float UNIX seconds; ages are in hours and a reference time in the future (clock skew)
 counts as age 0: ``age_h = max(0, (now - t) / 3600)``.

@@ -3,18 +3,8 @@
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 
-use super::{array1, detach, require_len, slice, to_pyerr};
-use crate::error::KernelError;
-use crate::score::{FusedInputs, FusedParams};
-
-fn internal(py: Python<'_>) -> PyErr {
-    to_pyerr(
-        py,
-        KernelError::Internal {
-            detail: "a fresh output array was not contiguous".into(),
-        },
-    )
-}
+use super::{array1, detach, require_len, slice};
+use crate::score::{FusedInputs, FusedParams, Out};
 
 /// Vectorised exp (exposed so its accuracy can be tested against math.exp).
 #[pyfunction]
@@ -138,23 +128,36 @@ fn fused_scores<'py>(
         recency_rate,
         hit_weight,
     };
-    // Outputs are numpy-allocated (huge pages for large arrays; see score::fused_scores_into).
+    // Outputs are numpy-allocated (huge pages for large arrays; see score::fused_scores_into)
+    // and left uninitialised, as np.empty: zeroing them first (np.zeros reuses freed memory
+    // through calloc, which then clears it) was a whole extra pass over 24 MB at 1M items.
     let n = x.base.len();
-    let (d, pr, inc) = (
-        PyArray1::<f64>::zeros(py, n, false),
-        PyArray1::<f64>::zeros(py, n, false),
-        PyArray1::<f64>::zeros(py, n, false),
-    );
-    {
-        let (mut dw, mut pw, mut iw) = (d.readwrite(), pr.readwrite(), inc.readwrite());
-        let ds = dw.as_slice_mut().map_err(|_| internal(py))?;
-        let ps = pw.as_slice_mut().map_err(|_| internal(py))?;
-        let is = iw.as_slice_mut().map_err(|_| internal(py))?;
-        detach(py, move || {
-            crate::score::fused_scores_into(&x, &p, ds, ps, is)
-        })?;
-    }
+    // SAFETY: the three arrays live to the end of this function, and are returned only after
+    // the kernel succeeded, that is wrote every element.
+    let ((d, ds), (pr, ps), (inc, is)) = unsafe { (fresh(py, n), fresh(py, n), fresh(py, n)) };
+    detach(py, move || {
+        crate::score::fused_scores_into(&x, &p, ds, ps, is)
+    })?;
     Ok((d, pr, inc))
+}
+
+/// A fresh, uninitialised float64 array of `n` elements and its buffer, which nothing else can
+/// reach: the array was just created and no one else holds it yet.
+///
+/// # Safety
+/// The caller must keep the array alive while it uses the buffer, and must write every element
+/// before the array reaches Python.
+unsafe fn fresh<'py>(py: Python<'py>, n: usize) -> (Bound<'py, PyArray1<f64>>, &'py mut [Out]) {
+    // SAFETY: f64 is plain data, so the uninitialised array is safe to drop.
+    let arr = unsafe { PyArray1::<f64>::new(py, n, false) };
+    let buf = if n == 0 {
+        &mut []
+    } else {
+        // SAFETY: a fresh C-contiguous array owns n aligned f64s at data(), uniquely (above);
+        // the caller keeps it alive while the buffer is used.
+        unsafe { std::slice::from_raw_parts_mut(arr.data().cast::<Out>(), n) }
+    };
+    (arr, buf)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
