@@ -116,7 +116,7 @@ def test_sigkill_during_a_forced_import_leaves_the_old_or_the_new(
     duration = _remem("import", exported, "--dir", target, "--force").finish()
     assert _lines(target, next(checks)) == new
     rng = random.Random(3)
-    outcomes = []
+    outcomes: list[str] = []
     for _ in range(KILLS):
         if outcomes[-1:] != ["old"]:  # put the old content back for the next kill
             shutil.rmtree(target)
