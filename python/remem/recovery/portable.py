@@ -19,7 +19,8 @@ Contract:
 
 * **Consistency.** The embedded source is read under its writer lock (a live Runtime is refused
   with :class:`WritersActiveError`, unless its held quiescence token is passed as ``quiesced``:
-  :func:`remem.maintenance.export_live`); PostgreSQL in one repeatable-read transaction.
+  :func:`remem.maintenance.export_live`; a token of another memory is refused with
+  :class:`~remem.recovery.ForeignTokenError`); PostgreSQL in one repeatable-read transaction.
 * **Completeness.** The export is written to a hidden ``.<name>.partial-*`` directory, the
   manifest last, every checksum re-read, then the directory is renamed to ``out``.
 * **Import** reads the manifest and verifies every checksum before touching the target, refuses
@@ -105,7 +106,10 @@ def export_memory(
 ) -> ExportManifest:
     """Export the memory at ``source`` (a directory, or a ``postgresql://`` DSN) to the new
     directory ``out``; return its manifest. ``quiesced``: the held token of the Runtime of this
-    process that has ``source`` open (:func:`remem.maintenance.export_live` passes it)."""
+    process that has ``source`` open (:func:`remem.maintenance.export_live` passes it); a
+    token of another memory is refused with :class:`ForeignTokenError`."""
+    if quiesced is not None:
+        quiesced.admit(source, "export")
     target = Path(out)
     if target.exists():
         raise TargetNotEmptyError(

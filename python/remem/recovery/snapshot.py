@@ -29,6 +29,10 @@ Contract:
   leaves ``directory`` whole, old or new (plus a ``.<name>.restore-*`` directory to delete).
   Where the exchange is unsupported it falls back to two renames; a kill between them leaves
   ``directory`` absent and its previous content whole in ``.<name>.old-*/<name>``.
+* **Tokens name a memory.** A token given for another directory (``token.memory``) is refused
+  with :class:`~remem.recovery.ForeignTokenError` before anything is read or written; a restore
+  given any token of its target refuses (``WritersActiveError``: it would replace files the
+  held Runtime has open).
 * **Not covered**: a Runtime opened in *this* process while a snapshot runs shares DuckDB's
   instance instead of failing (DuckDB's lock is per process); other processes are kept out.
 """
@@ -45,7 +49,7 @@ from pathlib import Path
 
 import duckdb
 
-from remem.recovery.errors import RecoveryError, TargetNotEmptyError
+from remem.recovery.errors import RecoveryError, TargetNotEmptyError, WritersActiveError
 from remem.recovery.manifest import (
     EmbeddingEntry,
     Manifest,
@@ -68,6 +72,8 @@ def snapshot(
     exist); return its manifest. ``quiesced``: the held token of the Runtime of this process
     that has ``directory`` open (:func:`remem.maintenance.snapshot_live` passes it)."""
     source, target = Path(directory), Path(out)
+    if quiesced is not None:
+        quiesced.admit(source, "snapshot")
     if not (source / "memory.duckdb").is_file():
         raise RecoveryError(
             f"{str(source)!r} holds no embedded memory (no memory.duckdb); pass the directory "
@@ -121,10 +127,23 @@ def restore(
     directory: str | os.PathLike[str],
     *,
     force: bool = False,
+    quiesced: QuiescenceToken | None = None,
 ) -> Manifest:
     """Restore the snapshot in ``snapshot_dir`` into ``directory``; with ``force`` its current
-    content is replaced (only once the restored copy is verified). Returns the manifest."""
+    content is replaced (only once the restored copy is verified). Returns the manifest.
+
+    ``quiesced``: a token is checked like everywhere (another memory's is
+    :class:`ForeignTokenError`), but a restore never runs under a Runtime holding
+    ``directory``, held still or not — it replaces the files that Runtime has open — so a token
+    of ``directory`` is refused with :class:`WritersActiveError`: close the Runtime first."""
     snap, target = Path(snapshot_dir), Path(directory)
+    if quiesced is not None:
+        quiesced.admit(target, "restore into")
+        raise WritersActiveError(
+            f"writers active: a Runtime of this process has {str(target)!r} open (its "
+            "quiescence token was given); a restore replaces the files it holds, so close it "
+            "(`await rt.aclose()`) and restore without a token"
+        )
     manifest = Manifest.read(snap)
     manifest.verify(snap)
     occupied = target.exists() and (not target.is_dir() or any(target.iterdir()))
