@@ -59,6 +59,7 @@ from remem.graph import AccessTracker, EntityResolver, GraphScorer
 from remem.graph.gated import GatedGraphStore
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
+from remem.recovery.gated_records import GatedRecordStore
 from remem.recovery.quiescence import (
     Gate,
     GatedWrites,
@@ -122,6 +123,7 @@ class Runtime:
         # The quiescence token's gates for the writes that bypass the write port (rt.quiesce()).
         self._block_gate = Gate()
         self._graph_gate = Gate()
+        self._record_gate = Gate()
         self._tracker: AccessTracker | None = None
         self._closed = False
 
@@ -345,13 +347,14 @@ class Runtime:
         self.lifecycle = await self._opened(manager)
 
     def _gate_direct_writes(self, stores: Stores) -> Stores:
-        """The bundle with its block and graph stores behind the quiescence gates: every
-        consumer (controller, extraction, consolidation, companion, service, LangGraph store)
-        gets its stores from this bundle, so no block commit or graph write escapes a held
-        token."""
+        """The bundle with its block, graph and record stores behind the quiescence gates:
+        every consumer (controller, extraction, consolidation, lifecycle, companion, service,
+        LangGraph store) gets its stores from this bundle, so no block commit, graph write or
+        record update (``forget``, ``supersede``) escapes a held token."""
         assert stores.blocks is not None  # both factories build one
         return dataclasses.replace(
             stores,
+            records=GatedRecordStore(stores.records, self._record_gate.passage),  # type: ignore[arg-type]
             graph=GatedGraphStore(stores.graph, self._graph_gate.passage),  # type: ignore[arg-type]
             blocks=GatedBlockStore(stores.blocks, self._block_gate.passage),  # type: ignore[arg-type]
         )
@@ -389,7 +392,8 @@ class Runtime:
         self, *, pause_timeout: float = 30.0
     ) -> contextlib.AbstractAsyncContextManager[QuiescenceToken]:
         """Hold the memory still — compaction stopped, extraction drained, writes held at the
-        gate (port writes, core block commits, graph writes), access counts flushed and held —
+        gate (port writes, core block commits, graph writes, record updates), access counts
+        flushed and held —
         for an ``async with`` block; released on every path (see
         :mod:`remem.recovery.quiescence`). The token names this memory (``token.memory``: the
         directory, or the DSN's host/port/database/schema); a recovery operation given it for
@@ -407,6 +411,7 @@ class Runtime:
                 blocks=self._block_gate,
                 graph=self._graph_gate,
                 access=self._tracker,
+                records=self._record_gate,
             ),
             memory=self._identity_location(),
             pause_timeout=pause_timeout,

@@ -42,6 +42,7 @@ async def test_writes_wait_while_the_token_is_held(memory: Path) -> None:
                 "core blocks",
                 "graph writes",
                 "access-count flushes",
+                "record updates",
             )
             assert not lifecycle.maintenance_running
             write = asyncio.create_task(rt.controller.record_turn("s9", "held", "back"))

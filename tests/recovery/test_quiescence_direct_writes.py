@@ -42,6 +42,10 @@ def _gates(rt: remem.Runtime) -> tuple[Gate, Gate]:
     return rt._block_gate, rt._graph_gate
 
 
+def _record_gate(rt: remem.Runtime) -> Gate:
+    return rt._record_gate
+
+
 async def _until(done: Callable[[], bool], what: str) -> None:
     for _ in range(3000):
         if done():
@@ -149,6 +153,38 @@ async def test_graph_writes_on_every_path_wait_for_the_release(runtime: remem.Ru
         await graph.supersede_relationship("r-old", "r-new", at=T0 + timedelta(days=2))
         rels = {r.id: r for r in await graph.relationships("e-a", include_superseded=True)}
         assert rels["r-old"].superseded_by == "r-new"  # the gate is open again
+
+
+async def test_forget_and_supersede_wait_for_the_release(runtime: remem.Runtime) -> None:
+    async with runtime as rt:
+        c = rt.controller
+        gone, old, new, kept = await c.remember_many(
+            ["Ada owns a red bike", "Ada lives in Berlin", "Ada lives in Lisbon", "Ada has a cat"]
+        )
+        records, gate = (await c.settled()).records, _record_gate(rt)
+
+        async def live_ids() -> set[str]:
+            hits = await c.recall("Ada", k=10)
+            return {h.record.id for h in hits}
+
+        assert await live_ids() == {gone.id, old.id, new.id, kept.id}
+        async with rt.quiesce() as token:
+            forget = asyncio.create_task(c.forget([gone.id]))
+            supersede = asyncio.create_task(c.supersede(old.id, new.id))
+            await _until(lambda: gate.waiting == 2, "forget and supersede to park")
+            assert not forget.done()
+            assert not supersede.done()
+            held = {r.id: r for r in await records.get([gone.id, old.id])}
+            assert held[gone.id].lifecycle.stage.value == "short_term"
+            assert held[old.id].superseded_by is None
+            assert await live_ids() == {gone.id, old.id, new.id, kept.id}  # vectors untouched
+        assert token.released
+        assert await asyncio.wait_for(forget, 30) == 1
+        await asyncio.wait_for(supersede, 30)
+        landed = {r.id: r for r in await records.get([gone.id, old.id])}
+        assert landed[gone.id].lifecycle.stage.value == "deleted"
+        assert landed[old.id].superseded_by == new.id
+        assert await live_ids() == {new.id, kept.id}
 
 
 async def test_a_graph_write_that_does_not_end_refuses_the_token_and_is_undone(

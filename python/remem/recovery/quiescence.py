@@ -25,7 +25,12 @@ deadlock (and :func:`runtime_participants` uses):
    by extraction, the consolidator's supersessions and merges). After the extraction drain, so
    the drain's own graph writes pass; a write in flight ends first, later ones wait;
 6. **access-count flushes** — pending counts are flushed, then further flushes wait
-   (:class:`AccessFlushPause`).
+   (:class:`AccessFlushPause`);
+7. **record updates** — a last gate (:class:`GatePause`) on the record store
+   (:class:`remem.recovery.gated_records.GatedRecordStore`): ``forget``, ``supersede`` /
+   ``supersede_many`` and a lifecycle plan run by hand update records outside the port, then
+   drop or move vectors, so both wait here. Last, because the port's writes and the access
+   flush above pass it while they drain.
 
 **Identity.** A token names the memory it holds still (``token.memory``, see
 :func:`remem.recovery.identity.memory_identity`: the resolved directory, or the PostgreSQL
@@ -373,6 +378,7 @@ def runtime_participants(
     blocks: Gate | None = None,
     graph: Gate | None = None,
     access: _Holdable | None,
+    records: Gate | None = None,
 ) -> list[Pausable]:
     """The participants of a running memory, in the order :func:`quiesce` must pause them."""
     parts: list[Any] = []
@@ -388,4 +394,6 @@ def runtime_participants(
         parts.append(GatePause("graph writes", graph))
     if access is not None:
         parts.append(AccessFlushPause(access))
+    if records is not None:
+        parts.append(GatePause("record updates", records))
     return parts
