@@ -65,8 +65,8 @@ from remem.recovery.export_manifest import (
     ExportCollection,
     ExportFile,
     ExportManifest,
-    Scopes,
 )
+from remem.recovery.manifest import Scopes
 from remem.recovery.portable_sources import (
     Source,
     VectorRow,
@@ -241,8 +241,10 @@ def _lines(path: Path) -> Iterator[dict[str, Any]]:
 
 def _table_rows(directory: Path, table: PortableTable) -> Iterator[dict[str, Any]]:
     expected = set(table.names)
+    # A column added since (``absent`` set) may be missing from an older export's rows.
+    required = {c.name for c in table.columns if c.absent is None}
     for row in _lines(directory / "tables" / f"{table.name}.jsonl"):
-        if set(row) != expected:
+        if not required <= set(row) <= expected:
             raise ManifestInvalidError(
                 f"a row of tables/{table.name}.jsonl has columns {sorted(row)}, not "
                 f"{sorted(expected)}; the export is damaged or from another remem"

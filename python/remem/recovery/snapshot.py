@@ -18,7 +18,8 @@ Contract:
 * **Consistency.** SQLite files are copied with the online backup API, DuckDB files after a
   ``CHECKPOINT`` with the lock held; every copy's row counts are checked against its source.
 * **Completeness.** A snapshot is written to a hidden temporary directory beside ``out``; the
-  manifest (row counts, sha256 of every file, embedding models) is written last, every checksum
+  manifest (row counts, sha256 of every file, embedding models, the namespaces and sessions
+  present) is written last, every checksum
   is re-read, and only then is the directory renamed to ``out``. A process killed at any point
   leaves no ``out`` (only a ``.<name>.partial-*`` directory, removed by the next snapshot to
   ``out``) and the source as it was.
@@ -43,6 +44,7 @@ import ctypes
 import errno
 import os
 import shutil
+import sqlite3
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,9 +56,15 @@ from remem.recovery.manifest import (
     EmbeddingEntry,
     Manifest,
     ParticipantEntry,
+    Scopes,
     sha256_file,
 )
-from remem.recovery.participants import copy_participant, participants, writer_lock
+from remem.recovery.participants import (
+    SQLITE_ROLES,
+    copy_participant,
+    participants,
+    writer_lock,
+)
 from remem.recovery.quiescence import QuiescenceToken
 
 __all__ = ["restore", "snapshot"]
@@ -104,6 +112,7 @@ def snapshot(
                     )
                 )
             embeddings = _embeddings(conns.get("vectors/vectors.duckdb"))
+            scopes = _scopes(work, conns)
         work.chmod(source.stat().st_mode & 0o777)
         _fsync_tree(work)
         manifest = Manifest(
@@ -111,6 +120,7 @@ def snapshot(
             created_at=datetime.now(UTC).isoformat(),
             participants=tuple(entries),
             embeddings=embeddings,
+            scopes=scopes,
         )
         manifest.write(work)
         Manifest.read(work).verify(work)
@@ -194,6 +204,44 @@ def move_into_place(work: Path, target: Path, *, occupied: bool) -> None:
             target.rmdir()
         work.rename(target)
     _fsync_dir(target.parent)
+
+
+_SCOPE_COLUMNS = {"namespace": "namespaces", "session_id": "sessions"}
+
+
+def _scopes(work: Path, conns: dict[str, duckdb.DuckDBPyConnection]) -> Scopes:
+    """The namespaces and sessions present: every distinct ``namespace`` / ``session_id`` value
+    of every table — the rule the portable export applies to the rows it writes. DuckDB is read
+    through the held (checkpointed) connections, SQLite from the verified copies."""
+    found: dict[str, set[str]] = {"namespaces": set(), "sessions": set()}
+    for conn in conns.values():
+        columns = conn.execute(
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns "
+            "WHERE table_catalog = current_database() AND column_name IN "
+            "('namespace', 'session_id')"
+        ).fetchall()
+        for schema, table, column in columns:
+            values = conn.execute(f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}"')
+            found[_SCOPE_COLUMNS[column]] |= {v for (v,) in values.fetchall() if isinstance(v, str)}
+    for name in SQLITE_ROLES:
+        file = work / name
+        if not file.is_file():
+            continue
+        db = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
+        try:
+            tables = [
+                r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            ]
+            for table in tables:
+                for info in db.execute(f'PRAGMA table_info("{table}")').fetchall():
+                    if info[1] in _SCOPE_COLUMNS:
+                        cursor = db.execute(f'SELECT DISTINCT "{info[1]}" FROM "{table}"')
+                        found[_SCOPE_COLUMNS[info[1]]] |= {
+                            v for (v,) in cursor.fetchall() if isinstance(v, str)
+                        }
+        finally:
+            db.close()
+    return Scopes(tuple(sorted(found["namespaces"])), tuple(sorted(found["sessions"])))
 
 
 def _embeddings(conn: duckdb.DuckDBPyConnection | None) -> tuple[EmbeddingEntry, ...]:
