@@ -60,6 +60,7 @@ from remem.graph.gated import GatedGraphStore
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
 from remem.recovery.gated_records import GatedRecordStore
+from remem.recovery.gated_transcript import GatedTranscriptStore
 from remem.recovery.quiescence import (
     Gate,
     GatedWrites,
@@ -124,6 +125,7 @@ class Runtime:
         self._block_gate = Gate()
         self._graph_gate = Gate()
         self._record_gate = Gate()
+        self._session_gate = Gate()
         self._tracker: AccessTracker | None = None
         self._closed = False
 
@@ -350,10 +352,12 @@ class Runtime:
         """The bundle with its block, graph and record stores behind the quiescence gates:
         every consumer (controller, extraction, consolidation, lifecycle, companion, service,
         LangGraph store) gets its stores from this bundle, so no block commit, graph write or
-        record update (``forget``, ``supersede``) escapes a held token."""
+        record update (``forget``, ``supersede``) or new session escapes a held token."""
         assert stores.blocks is not None  # both factories build one
+        assert stores.transcript is not None
         return dataclasses.replace(
             stores,
+            transcript=GatedTranscriptStore(stores.transcript, self._session_gate.passage),  # type: ignore[arg-type]
             records=GatedRecordStore(stores.records, self._record_gate.passage),  # type: ignore[arg-type]
             graph=GatedGraphStore(stores.graph, self._graph_gate.passage),  # type: ignore[arg-type]
             blocks=GatedBlockStore(stores.blocks, self._block_gate.passage),  # type: ignore[arg-type]
@@ -412,6 +416,7 @@ class Runtime:
                 graph=self._graph_gate,
                 access=self._tracker,
                 records=self._record_gate,
+                sessions=self._session_gate,
             ),
             memory=self._identity_location(),
             pause_timeout=pause_timeout,

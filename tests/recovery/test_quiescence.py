@@ -43,6 +43,7 @@ async def test_writes_wait_while_the_token_is_held(memory: Path) -> None:
                 "graph writes",
                 "access-count flushes",
                 "record updates",
+                "transcript writes",
             )
             assert not lifecycle.maintenance_running
             write = asyncio.create_task(rt.controller.record_turn("s9", "held", "back"))

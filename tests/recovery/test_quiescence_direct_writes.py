@@ -187,6 +187,32 @@ async def test_forget_and_supersede_wait_for_the_release(runtime: remem.Runtime)
         assert await live_ids() == {new.id, kept.id}
 
 
+async def test_a_turn_in_a_new_session_creates_nothing_until_the_release(
+    runtime: remem.Runtime,
+) -> None:
+    async with runtime as rt:
+        transcript = (await rt.controller.settled()).transcript
+        assert transcript is not None
+        gate: Gate = rt._session_gate
+
+        async def sessions() -> set[str]:
+            return {s.session_id for s in await transcript.list_sessions()}
+
+        async with rt.quiesce() as token:
+            turn = asyncio.create_task(
+                rt.controller.record_turn("s-new", "hello", "hi", namespace="ana")
+            )
+            await _until(lambda: gate.waiting == 1, "the new session to park")
+            assert not turn.done()
+            assert "s-new" not in await sessions()  # not even an empty session row
+        assert token.released
+        await asyncio.wait_for(turn, 30)
+        await rt.controller.settled()  # the turn itself may still be journaled
+        assert "s-new" in await sessions()
+        assert [e.user_message for e in await transcript.get_entries("s-new")] == ["hello"]
+        assert (await transcript.get_session("s-new")).namespace == "ana"
+
+
 async def test_a_graph_write_that_does_not_end_refuses_the_token_and_is_undone(
     runtime: remem.Runtime,
 ) -> None:

@@ -29,8 +29,11 @@ deadlock (and :func:`runtime_participants` uses):
 7. **record updates** — a last gate (:class:`GatePause`) on the record store
    (:class:`remem.recovery.gated_records.GatedRecordStore`): ``forget``, ``supersede`` /
    ``supersede_many`` and a lifecycle plan run by hand update records outside the port, then
-   drop or move vectors, so both wait here. Last, because the port's writes and the access
-   flush above pass it while they drain.
+   drop or move vectors, so both wait here. After the port and the access flush, which pass
+   it while they drain;
+8. **transcript writes** — the same on the transcript store
+   (:class:`remem.recovery.gated_transcript.GatedTranscriptStore`): the first ``record_turn`` of
+   a new session creates the session row outside the port, so it (and its turn) waits here.
 
 **Identity.** A token names the memory it holds still (``token.memory``, see
 :func:`remem.recovery.identity.memory_identity`: the resolved directory, or the PostgreSQL
@@ -379,6 +382,7 @@ def runtime_participants(
     graph: Gate | None = None,
     access: _Holdable | None,
     records: Gate | None = None,
+    sessions: Gate | None = None,
 ) -> list[Pausable]:
     """The participants of a running memory, in the order :func:`quiesce` must pause them."""
     parts: list[Any] = []
@@ -396,4 +400,6 @@ def runtime_participants(
         parts.append(AccessFlushPause(access))
     if records is not None:
         parts.append(GatePause("record updates", records))
+    if sessions is not None:
+        parts.append(GatePause("transcript writes", sessions))
     return parts
