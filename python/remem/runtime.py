@@ -49,15 +49,25 @@ from types import TracebackType
 from typing import Any, Self
 
 from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
+from remem.blocks.gated import GatedBlockStore
 from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.controller.graph_services import GraphServices
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.errors import ConfigError, EmbeddingModelMismatchError, StoreClosedError
 from remem.failures import FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
+from remem.graph.gated import GatedGraphStore
 from remem.lifecycle import DecayCalculator, FilePlanJournal, LifecycleManager
 from remem.models import Clock, SystemClock
-from remem.recovery.quiescence import GatedWrites, QuiescenceToken, quiesce, runtime_participants
+from remem.recovery.gated_records import GatedRecordStore
+from remem.recovery.gated_transcript import GatedTranscriptStore
+from remem.recovery.quiescence import (
+    Gate,
+    GatedWrites,
+    QuiescenceToken,
+    quiesce,
+    runtime_participants,
+)
 from remem.runtime_config import RuntimeConfig
 from remem.staging import STAGED, CollectionManager, FileMoveJournal, StagingConfig
 from remem.staging.generation import read_generation
@@ -111,6 +121,11 @@ class Runtime:
         self._closers: list[Any] = []
         self.lifecycle: LifecycleManager | None = None
         self._gated: GatedWrites | None = None
+        # The quiescence token's gates for the writes that bypass the write port (rt.quiesce()).
+        self._block_gate = Gate()
+        self._graph_gate = Gate()
+        self._record_gate = Gate()
+        self._session_gate = Gate()
         self._tracker: AccessTracker | None = None
         self._closed = False
 
@@ -186,7 +201,8 @@ class Runtime:
 
     @property
     def stores(self) -> Stores:
-        """The stores of this memory, bare: with write-behind on, a read must follow
+        """The stores of this memory (graph and blocks behind the quiescence gates, the others
+        bare): with write-behind on, a read must follow
         ``await rt.controller.settled()`` (or use what it returns) to see every acknowledged
         write."""
         if self._stores is None:
@@ -254,7 +270,7 @@ class Runtime:
                 f"path {str(cfg.path)!r} cannot be a memory directory ({exc.strerror}); "
                 "pass a directory path (it is created if missing)"
             ) from exc
-        stores = self._new_stores()
+        stores = self._gate_direct_writes(self._new_stores())
         await self._opened(stores)  # in order; closed in reverse after everything built on them
         self._stores = stores
         vectors, records, graph = stores.vectors, stores.records, stores.graph
@@ -332,6 +348,21 @@ class Runtime:
         )
         self.lifecycle = await self._opened(manager)
 
+    def _gate_direct_writes(self, stores: Stores) -> Stores:
+        """The bundle with its block, graph and record stores behind the quiescence gates:
+        every consumer (controller, extraction, consolidation, lifecycle, companion, service,
+        LangGraph store) gets its stores from this bundle, so no block commit, graph write or
+        record update (``forget``, ``supersede``) or new session escapes a held token."""
+        assert stores.blocks is not None  # both factories build one
+        assert stores.transcript is not None
+        return dataclasses.replace(
+            stores,
+            transcript=GatedTranscriptStore(stores.transcript, self._session_gate.passage),  # type: ignore[arg-type]
+            records=GatedRecordStore(stores.records, self._record_gate.passage),  # type: ignore[arg-type]
+            graph=GatedGraphStore(stores.graph, self._graph_gate.passage),  # type: ignore[arg-type]
+            blocks=GatedBlockStore(stores.blocks, self._block_gate.passage),  # type: ignore[arg-type]
+        )
+
     def _new_stores(self) -> Stores:
         cfg = self.config
         if cfg.backend == "postgres":
@@ -365,8 +396,12 @@ class Runtime:
         self, *, pause_timeout: float = 30.0
     ) -> contextlib.AbstractAsyncContextManager[QuiescenceToken]:
         """Hold the memory still — compaction stopped, extraction drained, writes held at the
-        gate, access counts flushed and held — for an ``async with`` block; released on every
-        path (see :mod:`remem.recovery.quiescence`)::
+        gate (port writes, core block commits, graph writes, record updates), access counts
+        flushed and held —
+        for an ``async with`` block; released on every path (see
+        :mod:`remem.recovery.quiescence`). The token names this memory (``token.memory``: the
+        directory, or the DSN's host/port/database/schema); a recovery operation given it for
+        another memory refuses with ``ForeignTokenError``::
 
             async with rt.quiesce() as token:
                 ...  # nothing writes the stores here
@@ -377,10 +412,20 @@ class Runtime:
                 lifecycle=self.lifecycle,
                 drain_extraction=controller.flush_extraction,
                 writes=self._gated,
+                blocks=self._block_gate,
+                graph=self._graph_gate,
                 access=self._tracker,
+                records=self._record_gate,
+                sessions=self._session_gate,
             ),
+            memory=self._identity_location(),
             pause_timeout=pause_timeout,
         )
+
+    def _identity_location(self) -> str | Path:
+        """Where this memory lives, as its quiescence token names it: the DSN or the path."""
+        cfg = self.config
+        return cfg.dsn if cfg.backend == "postgres" and cfg.dsn is not None else cfg.path
 
     # -- inspection -----------------------------------------------------------------------------
 

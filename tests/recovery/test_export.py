@@ -7,11 +7,13 @@ import base64
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+import remem
 from remem.embeddings import HashingEmbedder
 from remem.recovery import (
     ChecksumMismatchError,
@@ -224,3 +226,75 @@ def test_without_vectors_a_postgres_import_re_embeds_in_the_same_transaction(
     export_memory(memory, tmp_path / "want", vectors=True)
     assert table_lines(tmp_path / "y") == table_lines(tmp_path / "x")
     _same_items(vector_lines(tmp_path / "y"), vector_lines(tmp_path / "want"))
+
+
+async def _sessions_in(path: Path, namespace: str, **options: Any) -> list[str]:
+    rt = remem.Runtime.open(path, embedding_provider="hashing", **options)
+    async with rt:
+        store = (await rt.controller.settled()).transcript
+        assert store is not None
+        return sorted(s.session_id for s in await store.list_sessions(namespace=namespace))
+
+
+@pytest.mark.parametrize("via", ["embedded", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def test_sessions_and_episodes_keep_their_scope_through_export_and_import(
+    tmp_path: Path, via: str, request: pytest.FixtureRequest
+) -> None:
+    source = tmp_path / "memory"
+    async with open_runtime(source) as rt:
+        await rt.controller.record_turn("s-ana", "I moved to Porto", "Noted.", namespace="ana")
+        await rt.controller.record_turn("s-def", "Hello", "Hi.")
+    manifest = await asyncio.to_thread(export_memory, source, tmp_path / "x", vectors=True)
+    tables = table_lines(tmp_path / "x")
+    assert {r["session_id"]: r["namespace"] for r in tables["sessions.jsonl"]} == {
+        "s-ana": "ana",
+        "s-def": "default",
+    }
+    turns = [r for r in tables["episodes.jsonl"] if r["kind"] == "turn"]
+    assert {r["session_id"]: r["namespace"] for r in turns} == {"s-ana": "ana", "s-def": "default"}
+    assert manifest.scopes.namespaces == ("ana", "default")
+    target: str | Path = tmp_path / "copy"
+    options: dict[str, Any] = {}
+    if via == "postgres":
+        dsn = request.getfixturevalue("pg_dsn")
+        target, options = dsn, {"backend": "postgres", "dsn": dsn}
+    await asyncio.to_thread(import_memory, tmp_path / "x", target)
+    copy = tmp_path / "copy"
+    assert await _sessions_in(copy, "ana", **options) == ["s-ana"]
+    assert await _sessions_in(copy, "default", **options) == ["s-def"]
+    again = await asyncio.to_thread(export_memory, target, tmp_path / "y", vectors=True)
+    assert table_lines(tmp_path / "y") == tables
+    assert again.scopes == manifest.scopes
+
+
+def test_an_export_from_before_sessions_had_a_scope_imports_into_default(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "memory"
+    asyncio.run(build_memory_with_turns(source))
+    export_memory(source, tmp_path / "x", vectors=True)
+    for name in ("sessions.jsonl", "episodes.jsonl"):  # as an older remem wrote them
+        file = tmp_path / "x" / "tables" / name
+        rows = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+        for row in rows:
+            del row["namespace"]
+        file.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        _reseal(tmp_path / "x", f"tables/{name}")
+    import_memory(tmp_path / "x", tmp_path / "copy")
+    assert asyncio.run(_sessions_in(tmp_path / "copy", "default")) == ["s1"]
+
+
+async def build_memory_with_turns(path: Path) -> None:
+    async with open_runtime(path) as rt:
+        await rt.controller.record_turn("s1", "Ada moved to Porto", "Noted.")
+
+
+def _reseal(export: Path, rel: str) -> None:
+    """Rewrite the manifest entry of ``rel`` (its sha256), as the writer of that file would."""
+    raw = json.loads((export / "manifest.json").read_text(encoding="utf-8"))
+    digest = hashlib.sha256((export / rel).read_bytes()).hexdigest()
+    for entry in raw["files"]:
+        if entry["path"] == rel:
+            entry["sha256"] = digest
+            entry["bytes"] = (export / rel).stat().st_size
+    (export / "manifest.json").write_text(json.dumps(raw), encoding="utf-8")

@@ -39,7 +39,11 @@ async def test_writes_wait_while_the_token_is_held(memory: Path) -> None:
                 "compaction",
                 "extraction",
                 "writers",
+                "core blocks",
+                "graph writes",
                 "access-count flushes",
+                "record updates",
+                "transcript writes",
             )
             assert not lifecycle.maintenance_running
             write = asyncio.create_task(rt.controller.record_turn("s9", "held", "back"))
@@ -122,7 +126,7 @@ async def test_a_participant_that_does_not_stop_is_refused_and_undone() -> None:
     ran: list[bool] = []
 
     async def operation() -> None:
-        async with quiesce([_GateParticipant(), stuck], pause_timeout=0.05):
+        async with quiesce([_GateParticipant(), stuck], memory="unused", pause_timeout=0.05):
             ran.append(True)
 
     with pytest.raises(WritersActiveError, match="stuck writer did not stop"):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from remem.blocks import BlockEdit
 from remem.recovery import (
     ChecksumMismatchError,
     IncompatibleSnapshotError,
@@ -20,6 +21,7 @@ from remem.recovery import (
     RecoveryError,
     TargetNotEmptyError,
     WritersActiveError,
+    export_memory,
     restore,
     snapshot,
 )
@@ -70,6 +72,24 @@ def test_round_trip_is_row_identical_and_recalls_the_same(memory: Path, tmp_path
     expected = asyncio.run(recalled(memory))
     assert any(expected), "the queries must recall something for the comparison to mean anything"
     assert asyncio.run(recalled(restored)) == expected
+
+
+async def test_the_manifest_lists_the_scopes_present(tmp_path: Path) -> None:
+    path = tmp_path / "memory"
+    async with open_runtime(path) as rt:
+        await rt.controller.record_turn("s-ana", "I moved to Porto", "Noted.")
+        await rt.controller.record_turn("s-bob", "I like tea", "Noted.")
+        await rt.controller.remember("Ana lives in Porto", namespace="ana")
+        await rt.controller.remember("Bob likes tea", namespace="bob")
+        core = await rt.blocks("cyd")  # a namespace that holds only a core block
+        await core.apply("user", [BlockEdit.add("Prefers short answers")])
+    manifest = await asyncio.to_thread(snapshot, path, tmp_path / "snap")
+    assert manifest.scopes.namespaces == ("ana", "bob", "cyd", "default")
+    assert manifest.scopes.sessions == ("s-ana", "s-bob")
+    assert Manifest.read(tmp_path / "snap").scopes == manifest.scopes
+    # The portable export of the same memory names the same namespaces and sessions.
+    exported = await asyncio.to_thread(export_memory, path, tmp_path / "x")
+    assert exported.scopes == manifest.scopes
 
 
 async def test_a_live_runtime_is_refused(memory: Path, tmp_path: Path) -> None:

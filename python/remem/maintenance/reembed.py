@@ -41,6 +41,7 @@ from remem.errors import ConfigError, NotFoundError
 from remem.maintenance.checks import REEMBED_STATE
 from remem.maintenance.errors import ReembedError, ReembedValidationError
 from remem.models import MemoryRecord
+from remem.recovery import QuiescenceToken, WritersActiveError, memory_identity
 from remem.runtime import Runtime, provider_embedder
 from remem.runtime_config import RuntimeConfig
 from remem.staging import STAGED, FileMoveJournal
@@ -165,8 +166,23 @@ async def reembed(
     progress: Progress | None = None,
     batch: int = BATCH,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    quiesced: QuiescenceToken | None = None,
 ) -> ReembedResult:
-    """Re-embed the memory ``config`` names with ``provider`` (module docstring)."""
+    """Re-embed the memory ``config`` names with ``provider`` (module docstring).
+
+    ``quiesced``: a re-embed opens the memory itself and switches its generation, so it never
+    runs beside a Runtime holding it: a token of another memory is
+    :class:`~remem.recovery.ForeignTokenError`, one of this memory
+    :class:`~remem.recovery.WritersActiveError` (close that Runtime first); both before
+    anything is read or written."""
+    if quiesced is not None:
+        location = config.dsn if config.backend == "postgres" and config.dsn else config.path
+        quiesced.admit(location, "re-embed")
+        raise WritersActiveError(
+            f"writers active: a Runtime of this process has {memory_identity(location)} open "
+            "(its quiescence token was given); a re-embed switches the generation under it, so "
+            "close it (`await rt.aclose()`) and re-embed without a token"
+        )
     started = time.perf_counter()
     if batch < 1:
         raise ConfigError(f"batch must be a positive number of memories, got {batch}")

@@ -12,7 +12,9 @@
 * PostgreSQL — :func:`snapshot_postgres`, :func:`restore_postgres` (``remem snapshot --dsn`` /
   ``remem restore --dsn``): a repeatable-read logical export, verified after the restore;
 * quiescence — :func:`quiesce` / :meth:`remem.Runtime.quiesce` and the
-  :class:`QuiescenceToken` they yield (:mod:`remem.recovery.quiescence`).
+  :class:`QuiescenceToken` they yield (:mod:`remem.recovery.quiescence`); a token names its
+  memory (:func:`memory_identity`) and every operation above that takes ``quiesced=`` refuses
+  another memory's token with :class:`ForeignTokenError`.
 
 Supported operations per backend: :data:`SUPPORTED_OPERATIONS`.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from remem.recovery.errors import (
     ChecksumMismatchError,
+    ForeignTokenError,
     IncompatibleSnapshotError,
     ManifestInvalidError,
     RecoveryError,
@@ -28,6 +31,7 @@ from remem.recovery.errors import (
     WritersActiveError,
 )
 from remem.recovery.export_manifest import ExportManifest
+from remem.recovery.identity import memory_identity
 from remem.recovery.manifest import FORMAT_VERSION, EmbeddingEntry, Manifest, ParticipantEntry
 from remem.recovery.portable import export_memory, import_memory, read_export
 from remem.recovery.postgres import restore_postgres, snapshot_postgres
@@ -46,6 +50,7 @@ __all__ = [
     "ChecksumMismatchError",
     "EmbeddingEntry",
     "ExportManifest",
+    "ForeignTokenError",
     "IncompatibleSnapshotError",
     "Manifest",
     "ManifestInvalidError",
@@ -56,6 +61,7 @@ __all__ = [
     "WritersActiveError",
     "export_memory",
     "import_memory",
+    "memory_identity",
     "quiesce",
     "read_export",
     "restore",

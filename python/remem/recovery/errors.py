@@ -5,6 +5,7 @@
     RememError
     └── RecoveryError                   a snapshot or restore was refused or failed
         ├── WritersActiveError          a process (or a Runtime in this one) has the directory open
+        ├── ForeignTokenError           the quiescence token given holds another memory still
         ├── ManifestInvalidError        no manifest, or one that does not parse / lacks a field
         ├── ChecksumMismatchError       a snapshot file is missing, extra, or its sha256 differs
         ├── IncompatibleSnapshotError   another format version, or another embedding model
@@ -17,6 +18,7 @@ from remem.errors import RememError
 
 __all__ = [
     "ChecksumMismatchError",
+    "ForeignTokenError",
     "IncompatibleSnapshotError",
     "ManifestInvalidError",
     "RecoveryError",
@@ -31,6 +33,11 @@ class RecoveryError(RememError):
 
 class WritersActiveError(RecoveryError):
     """The memory directory is open for writing; close its Runtime (or process) first."""
+
+
+class ForeignTokenError(RecoveryError):
+    """The quiescence token names another memory than the one the operation was given; pass
+    the token of that memory's own Runtime (``async with rt.quiesce()``), or none."""
 
 
 class ManifestInvalidError(RecoveryError):

@@ -20,6 +20,7 @@ from remem.recovery.errors import (
     ManifestInvalidError,
 )
 from remem.recovery.manifest import (
+    Scopes,
     check_inside,
     read_manifest_json,
     verify_files,
@@ -52,12 +53,6 @@ class ExportCollection:
     metric: str
     items: int
     path: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Scopes:
-    namespaces: tuple[str, ...] = ()
-    sessions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

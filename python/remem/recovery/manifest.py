@@ -66,6 +66,14 @@ class EmbeddingEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Scopes:
+    """The namespaces and sessions a memory holds (sorted)."""
+
+    namespaces: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     remem_version: str
     created_at: str
@@ -73,6 +81,9 @@ class Manifest:
     participants: tuple[ParticipantEntry, ...]
     embeddings: tuple[EmbeddingEntry, ...]
     format_version: int = FORMAT_VERSION
+    scopes: Scopes = field(default_factory=Scopes)
+    """The namespaces and sessions present (empty in a snapshot written before they were
+    recorded: the field is optional, so such snapshots still restore)."""
 
     def participants_by_path(self) -> dict[str, ParticipantEntry]:
         return {entry.path: entry for entry in self.participants}
@@ -110,11 +121,16 @@ class Manifest:
                 EmbeddingEntry(str(e["collection"]), str(e["model"]), int(e["dimension"]))
                 for e in raw["embeddings"]
             )
+            scopes = raw.get("scopes") or {}
             manifest = cls(
                 remem_version=str(raw["remem_version"]),
                 created_at=str(raw["created_at"]),
                 participants=participants,
                 embeddings=embeddings,
+                scopes=Scopes(
+                    namespaces=tuple(str(n) for n in scopes.get("namespaces", ())),
+                    sessions=tuple(str(x) for x in scopes.get("sessions", ())),
+                ),
             )
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ManifestInvalidError(

@@ -22,9 +22,11 @@ opened. A leftover DuckDB WAL (a crash) is checkpointed into its file first — 
 next ``Runtime.open`` would run anyway.
 
 A Runtime of this process that is held still by its quiescence token (``rt.quiesce()``) is
-copied live: given the unreleased token, :func:`writer_lock` skips the read-only probe and
-shares the Runtime's DuckDB instance (one per file and process) to CHECKPOINT it; the token
-guarantees nothing writes meanwhile (see :mod:`remem.maintenance.backup`).
+copied live: given the unreleased token *of this directory* (another memory's token is refused,
+:meth:`~remem.recovery.quiescence.QuiescenceToken.admit`), :func:`writer_lock` skips the
+read-only probe and shares the Runtime's DuckDB instance (one per file and process) to
+CHECKPOINT it; the token guarantees nothing writes meanwhile (see
+:mod:`remem.maintenance.backup`).
 """
 
 from __future__ import annotations
@@ -104,11 +106,8 @@ def writer_lock(
 
     ``quiesced`` is the token of the Runtime of this process that has ``directory`` open (module
     docstring); without one, that Runtime is refused with :class:`WritersActiveError`."""
-    if quiesced is not None and quiesced.released:
-        raise WritersActiveError(
-            f"writers active: the quiescence token given for {str(directory)!r} was already "
-            "released; copy inside the `async with rt.quiesce()` block"
-        )
+    if quiesced is not None:  # a token of another memory, or a released one, proves nothing
+        quiesced.admit(directory, "copy")
     key = str(directory.resolve())
     with _held_lock:
         if key in _held:

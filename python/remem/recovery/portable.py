@@ -19,7 +19,8 @@ Contract:
 
 * **Consistency.** The embedded source is read under its writer lock (a live Runtime is refused
   with :class:`WritersActiveError`, unless its held quiescence token is passed as ``quiesced``:
-  :func:`remem.maintenance.export_live`); PostgreSQL in one repeatable-read transaction.
+  :func:`remem.maintenance.export_live`; a token of another memory is refused with
+  :class:`~remem.recovery.ForeignTokenError`); PostgreSQL in one repeatable-read transaction.
 * **Completeness.** The export is written to a hidden ``.<name>.partial-*`` directory, the
   manifest last, every checksum re-read, then the directory is renamed to ``out``.
 * **Import** reads the manifest and verifies every checksum before touching the target, refuses
@@ -64,8 +65,8 @@ from remem.recovery.export_manifest import (
     ExportCollection,
     ExportFile,
     ExportManifest,
-    Scopes,
 )
+from remem.recovery.manifest import Scopes
 from remem.recovery.portable_sources import (
     Source,
     VectorRow,
@@ -105,7 +106,10 @@ def export_memory(
 ) -> ExportManifest:
     """Export the memory at ``source`` (a directory, or a ``postgresql://`` DSN) to the new
     directory ``out``; return its manifest. ``quiesced``: the held token of the Runtime of this
-    process that has ``source`` open (:func:`remem.maintenance.export_live` passes it)."""
+    process that has ``source`` open (:func:`remem.maintenance.export_live` passes it); a
+    token of another memory is refused with :class:`ForeignTokenError`."""
+    if quiesced is not None:
+        quiesced.admit(source, "export")
     target = Path(out)
     if target.exists():
         raise TargetNotEmptyError(
@@ -237,8 +241,10 @@ def _lines(path: Path) -> Iterator[dict[str, Any]]:
 
 def _table_rows(directory: Path, table: PortableTable) -> Iterator[dict[str, Any]]:
     expected = set(table.names)
+    # A column added since (``absent`` set) may be missing from an older export's rows.
+    required = {c.name for c in table.columns if c.absent is None}
     for row in _lines(directory / "tables" / f"{table.name}.jsonl"):
-        if set(row) != expected:
+        if not required <= set(row) <= expected:
             raise ManifestInvalidError(
                 f"a row of tables/{table.name}.jsonl has columns {sorted(row)}, not "
                 f"{sorted(expected)}; the export is damaged or from another remem"

@@ -55,6 +55,14 @@ class Column:
     kind: str
     sqlite_name: str | None = None
     """The column's name in a SQLite file where it differs (``created_at_us``)."""
+    absent: Any = None
+    """What an export written before the column existed implies (None: the column is
+    required) — the value the stores' own migration gives old rows."""
+
+    def value(self, row: dict[str, Any]) -> Any:
+        if self.absent is not None and self.name not in row:
+            return self.absent
+        return row[self.name]
 
     def embedded(self, file: str) -> str:
         return self.sqlite_name if file.endswith(".db") and self.sqlite_name else self.name
@@ -102,10 +110,10 @@ class PortableTable:
         return {c.name: _from_postgres(c.kind, v) for c, v in zip(self.columns, row, strict=True)}
 
     def to_embedded(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(_to_embedded(c.kind, row[c.name]) for c in self.columns)
+        return tuple(_to_embedded(c.kind, c.value(row)) for c in self.columns)
 
     def to_postgres(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(_to_postgres(c.kind, row[c.name]) for c in self.columns)
+        return tuple(_to_postgres(c.kind, c.value(row)) for c in self.columns)
 
 
 def dump_json(value: object) -> str:
@@ -183,7 +191,15 @@ TABLES: tuple[PortableTable, ...] = (
         "transcript.db",
         "transcript_sessions",
         "remem_transcript_sessions",
-        (_c("session_id"), _c("model_name"), _c("title"), _CREATED_US, _c("metadata", JSON)),
+        (
+            _c("session_id"),
+            _c("model_name"),
+            _c("title"),
+            _CREATED_US,
+            _c("metadata", JSON),
+            # The session's scope; exports from before sessions had one imply 'default'.
+            Column("namespace", TEXT, absent="default"),
+        ),
         "session_id",
     ),
     PortableTable(
@@ -218,6 +234,8 @@ TABLES: tuple[PortableTable, ...] = (
             _CREATED_US,
             _c("metadata", JSON),
             _c("search_text"),
+            # The episode's scope; exports from before episodes had one imply 'default'.
+            Column("namespace", TEXT, absent="default"),
         ),
         "seq",
     ),

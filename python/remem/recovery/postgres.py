@@ -30,10 +30,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from remem.recovery.errors import ChecksumMismatchError, RecoveryError
+from remem.recovery.errors import ChecksumMismatchError, RecoveryError, WritersActiveError
 from remem.recovery.export_manifest import ExportManifest
+from remem.recovery.identity import memory_identity
 from remem.recovery.portable import Location, export_memory, import_memory, read_export
 from remem.recovery.portable_sources import is_dsn
+from remem.recovery.quiescence import QuiescenceToken
 
 __all__ = ["restore_postgres", "snapshot_postgres"]
 
@@ -45,17 +47,40 @@ def _check_dsn(dsn: str) -> None:
         )
 
 
-def snapshot_postgres(dsn: str, out: Location) -> ExportManifest:
+def snapshot_postgres(
+    dsn: str, out: Location, *, quiesced: QuiescenceToken | None = None
+) -> ExportManifest:
     """Write a verified snapshot of the PostgreSQL memory at ``dsn`` to ``out`` (must not
-    exist); return its manifest."""
+    exist); return its manifest. ``quiesced``: optionally, the held token of a Runtime of this
+    process on ``dsn`` (consistency comes from the transaction; the token also keeps that
+    Runtime's writes out of the snapshot's moment); another memory's is ForeignTokenError."""
     _check_dsn(dsn)
-    return export_memory(dsn, out, vectors=True)
+    if quiesced is not None:
+        quiesced.admit(dsn, "snapshot")
+    return export_memory(dsn, out, vectors=True, quiesced=quiesced)
 
 
-def restore_postgres(snapshot_dir: Location, dsn: str, *, force: bool = False) -> ExportManifest:
+def restore_postgres(
+    snapshot_dir: Location,
+    dsn: str,
+    *,
+    force: bool = False,
+    quiesced: QuiescenceToken | None = None,
+) -> ExportManifest:
     """Restore the snapshot in ``snapshot_dir`` into the PostgreSQL memory at ``dsn``, then
-    verify what the database holds against it. Returns the manifest."""
+    verify what the database holds against it. Returns the manifest.
+
+    ``quiesced``: another memory's token is :class:`ForeignTokenError`; a token of ``dsn`` is
+    refused with :class:`WritersActiveError` — the restore rewrites the rows (and ids) that
+    Runtime caches, so close it first, as for a directory."""
     _check_dsn(dsn)
+    if quiesced is not None:
+        quiesced.admit(dsn, "restore into")
+        raise WritersActiveError(
+            f"writers active: a Runtime of this process has {memory_identity(dsn)} open (its "
+            "quiescence token was given); a restore rewrites what it holds, so close it "
+            "(`await rt.aclose()`) and restore without a token"
+        )
     manifest = read_export(snapshot_dir)
     if not manifest.vectors:
         raise RecoveryError(

@@ -2,8 +2,9 @@
 
 ::
 
-    async with quiesce(quiescence_participants(rt)) as token:
+    async with quiesce(runtime_participants(...), memory="./memory") as token:
         ...                     # nothing writes the stores until the block ends
+        snapshot("./memory", "./backup", quiesced=token)   # token.memory names ./memory
     assert token.released       # on every path: return, exception, cancellation
 
 Participants are paused in order and resumed in reverse. The order that drains without a
@@ -16,8 +17,30 @@ deadlock (and :func:`runtime_participants` uses):
    then waits at the write gate;
 3. **writers** — the write gate closes: new ``append_turns`` / ``store_memories`` wait, the ones
    in flight end, and the port's barrier applies what a journal holds (:class:`GatedWrites`);
-4. **access-count flushes** — pending counts are flushed, then further flushes wait
-   (:class:`AccessFlushPause`).
+4. **core blocks** and 5. **graph writes** — two more gates (:class:`GatePause`), closed once
+   writes through the port are held: core memory block commits
+   (:class:`remem.blocks.gated.GatedBlockStore` — ``CoreMemory`` edits, the companion's
+   ``core_memory_*`` tools, the service's block edits) and graph writes that do not go through
+   the port (:class:`remem.graph.gated.GatedGraphStore` — entity upserts, relationships added
+   by extraction, the consolidator's supersessions and merges). After the extraction drain, so
+   the drain's own graph writes pass; a write in flight ends first, later ones wait;
+6. **access-count flushes** — pending counts are flushed, then further flushes wait
+   (:class:`AccessFlushPause`);
+7. **record updates** — a last gate (:class:`GatePause`) on the record store
+   (:class:`remem.recovery.gated_records.GatedRecordStore`): ``forget``, ``supersede`` /
+   ``supersede_many`` and a lifecycle plan run by hand update records outside the port, then
+   drop or move vectors, so both wait here. After the port and the access flush, which pass
+   it while they drain;
+8. **transcript writes** — the same on the transcript store
+   (:class:`remem.recovery.gated_transcript.GatedTranscriptStore`): the first ``record_turn`` of
+   a new session creates the session row outside the port, so it (and its turn) waits here.
+
+**Identity.** A token names the memory it holds still (``token.memory``, see
+:func:`remem.recovery.identity.memory_identity`: the resolved directory, or the PostgreSQL
+host/port/database/schema). An operation given a token calls :meth:`QuiescenceToken.admit` with
+the memory it was asked to act on: a token of another memory is refused with
+:class:`ForeignTokenError` (it proves nothing about this one), a released one with
+:class:`WritersActiveError`.
 
 Release: every paused participant is resumed even if the body raised, was cancelled, or another
 resume failed (the first resume error is raised after all ran). A pause that does not finish
@@ -30,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -41,13 +65,15 @@ from numpy.typing import NDArray
 from remem.cancel_safe import run_to_end
 from remem.failures import FailureLog
 from remem.models import MemoryRecord, TranscriptEntry
-from remem.recovery.errors import WritersActiveError
+from remem.recovery.errors import ForeignTokenError, WritersActiveError
+from remem.recovery.identity import memory_identity
 from remem.writebehind import WriteBehind, WritePort
 
 __all__ = [
     "AccessFlushPause",
     "ExtractionDrain",
     "Gate",
+    "GatePause",
     "GatedWrites",
     "MaintenancePause",
     "Pausable",
@@ -83,10 +109,16 @@ class Gate:
         self._idle = asyncio.Event()
         self._idle.set()
         self._inside = 0
+        self._waiting = 0
 
     @property
     def closed(self) -> bool:
         return not self._open.is_set()
+
+    @property
+    def waiting(self) -> int:
+        """Passages held back by the closed gate, not yet entered."""
+        return self._waiting
 
     @property
     def inside(self) -> int:
@@ -95,7 +127,14 @@ class Gate:
 
     @contextlib.asynccontextmanager
     async def passage(self) -> AsyncIterator[None]:
-        await self._open.wait()
+        # A loop, not one wait: a waiter woken by open() may run only after the gate closed
+        # again (a release followed at once by another quiesce); it must not slip in then.
+        while not self._open.is_set():
+            self._waiting += 1
+            try:
+                await self._open.wait()
+            finally:
+                self._waiting -= 1
         self._inside += 1
         self._idle.clear()
         try:
@@ -167,6 +206,21 @@ class GatedWrites:
     async def pause(self) -> None:
         await self.gate.close()
         await self.inner.barrier()
+
+    async def resume(self) -> None:
+        self.gate.open()
+
+
+class GatePause:
+    """A participant that closes ``gate`` (waiting out the passages in flight) and reopens it:
+    the block and graph write gates."""
+
+    def __init__(self, name: str, gate: Gate) -> None:
+        self.name = name
+        self.gate = gate
+
+    async def pause(self) -> None:
+        await self.gate.close()
 
     async def resume(self) -> None:
         self.gate.open()
@@ -245,11 +299,30 @@ class AccessFlushPause:
 
 @dataclass(slots=True)
 class QuiescenceToken:
-    """Held while the memory is still; ``released`` once every participant was resumed."""
+    """Held while the memory ``memory`` is still; ``released`` once every participant was
+    resumed."""
 
+    memory: str
+    """The identity of the memory held still (:func:`memory_identity`)."""
     participants: tuple[str, ...]
     released: bool = False
     _paused: list[Pausable] = field(default_factory=list)
+
+    def admit(self, location: str | os.PathLike[str], operation: str) -> None:
+        """Check that this token proves ``location`` still for ``operation`` (a verb: "snapshot",
+        "export", …): ForeignTokenError for another memory, WritersActiveError once released."""
+        asked = memory_identity(location)
+        if asked != self.memory:
+            raise ForeignTokenError(
+                f"the quiescence token given to {operation} {asked} holds {self.memory} still, "
+                f"not it; pass the token of the Runtime that has {asked} open (`async with "
+                "rt.quiesce() as token`), or no token once that Runtime is closed"
+            )
+        if self.released:
+            raise WritersActiveError(
+                f"writers active: the quiescence token given to {operation} {asked} was already "
+                "released; run it inside the `async with rt.quiesce()` block"
+            )
 
     async def release(self) -> None:
         """Resume every paused participant, in reverse order; idempotent."""
@@ -269,10 +342,14 @@ class QuiescenceToken:
 
 @contextlib.asynccontextmanager
 async def quiesce(
-    participants: Sequence[Pausable], *, pause_timeout: float = DEFAULT_TIMEOUT
+    participants: Sequence[Pausable],
+    *,
+    memory: str | os.PathLike[str],
+    pause_timeout: float = DEFAULT_TIMEOUT,
 ) -> AsyncIterator[QuiescenceToken]:
-    """Pause ``participants`` in order for the body; released on every path (module docs)."""
-    token = QuiescenceToken(tuple(p.name for p in participants))
+    """Pause ``participants`` of the memory at ``memory`` (its directory or DSN) in order for
+    the body; released on every path (module docs)."""
+    token = QuiescenceToken(memory_identity(memory), tuple(p.name for p in participants))
     try:
         await run_to_end(_pause_all(token, participants, pause_timeout))
         yield token
@@ -301,7 +378,11 @@ def runtime_participants(
     lifecycle: _Maintained | None,
     drain_extraction: Callable[[], Awaitable[None]] | None,
     writes: GatedWrites | None,
+    blocks: Gate | None = None,
+    graph: Gate | None = None,
     access: _Holdable | None,
+    records: Gate | None = None,
+    sessions: Gate | None = None,
 ) -> list[Pausable]:
     """The participants of a running memory, in the order :func:`quiesce` must pause them."""
     parts: list[Any] = []
@@ -311,6 +392,14 @@ def runtime_participants(
         parts.append(ExtractionDrain(drain_extraction))
     if writes is not None:
         parts.append(writes)
+    if blocks is not None:
+        parts.append(GatePause("core blocks", blocks))
+    if graph is not None:
+        parts.append(GatePause("graph writes", graph))
     if access is not None:
         parts.append(AccessFlushPause(access))
+    if records is not None:
+        parts.append(GatePause("record updates", records))
+    if sessions is not None:
+        parts.append(GatePause("transcript writes", sessions))
     return parts

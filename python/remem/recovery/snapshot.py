@@ -18,7 +18,8 @@ Contract:
 * **Consistency.** SQLite files are copied with the online backup API, DuckDB files after a
   ``CHECKPOINT`` with the lock held; every copy's row counts are checked against its source.
 * **Completeness.** A snapshot is written to a hidden temporary directory beside ``out``; the
-  manifest (row counts, sha256 of every file, embedding models) is written last, every checksum
+  manifest (row counts, sha256 of every file, embedding models, the namespaces and sessions
+  present) is written last, every checksum
   is re-read, and only then is the directory renamed to ``out``. A process killed at any point
   leaves no ``out`` (only a ``.<name>.partial-*`` directory, removed by the next snapshot to
   ``out``) and the source as it was.
@@ -29,6 +30,10 @@ Contract:
   leaves ``directory`` whole, old or new (plus a ``.<name>.restore-*`` directory to delete).
   Where the exchange is unsupported it falls back to two renames; a kill between them leaves
   ``directory`` absent and its previous content whole in ``.<name>.old-*/<name>``.
+* **Tokens name a memory.** A token given for another directory (``token.memory``) is refused
+  with :class:`~remem.recovery.ForeignTokenError` before anything is read or written; a restore
+  given any token of its target refuses (``WritersActiveError``: it would replace files the
+  held Runtime has open).
 * **Not covered**: a Runtime opened in *this* process while a snapshot runs shares DuckDB's
   instance instead of failing (DuckDB's lock is per process); other processes are kept out.
 """
@@ -39,20 +44,27 @@ import ctypes
 import errno
 import os
 import shutil
+import sqlite3
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
-from remem.recovery.errors import RecoveryError, TargetNotEmptyError
+from remem.recovery.errors import RecoveryError, TargetNotEmptyError, WritersActiveError
 from remem.recovery.manifest import (
     EmbeddingEntry,
     Manifest,
     ParticipantEntry,
+    Scopes,
     sha256_file,
 )
-from remem.recovery.participants import copy_participant, participants, writer_lock
+from remem.recovery.participants import (
+    SQLITE_ROLES,
+    copy_participant,
+    participants,
+    writer_lock,
+)
 from remem.recovery.quiescence import QuiescenceToken
 
 __all__ = ["restore", "snapshot"]
@@ -68,6 +80,8 @@ def snapshot(
     exist); return its manifest. ``quiesced``: the held token of the Runtime of this process
     that has ``directory`` open (:func:`remem.maintenance.snapshot_live` passes it)."""
     source, target = Path(directory), Path(out)
+    if quiesced is not None:
+        quiesced.admit(source, "snapshot")
     if not (source / "memory.duckdb").is_file():
         raise RecoveryError(
             f"{str(source)!r} holds no embedded memory (no memory.duckdb); pass the directory "
@@ -98,6 +112,7 @@ def snapshot(
                     )
                 )
             embeddings = _embeddings(conns.get("vectors/vectors.duckdb"))
+            scopes = _scopes(work, conns)
         work.chmod(source.stat().st_mode & 0o777)
         _fsync_tree(work)
         manifest = Manifest(
@@ -105,6 +120,7 @@ def snapshot(
             created_at=datetime.now(UTC).isoformat(),
             participants=tuple(entries),
             embeddings=embeddings,
+            scopes=scopes,
         )
         manifest.write(work)
         Manifest.read(work).verify(work)
@@ -121,10 +137,23 @@ def restore(
     directory: str | os.PathLike[str],
     *,
     force: bool = False,
+    quiesced: QuiescenceToken | None = None,
 ) -> Manifest:
     """Restore the snapshot in ``snapshot_dir`` into ``directory``; with ``force`` its current
-    content is replaced (only once the restored copy is verified). Returns the manifest."""
+    content is replaced (only once the restored copy is verified). Returns the manifest.
+
+    ``quiesced``: a token is checked like everywhere (another memory's is
+    :class:`ForeignTokenError`), but a restore never runs under a Runtime holding
+    ``directory``, held still or not — it replaces the files that Runtime has open — so a token
+    of ``directory`` is refused with :class:`WritersActiveError`: close the Runtime first."""
     snap, target = Path(snapshot_dir), Path(directory)
+    if quiesced is not None:
+        quiesced.admit(target, "restore into")
+        raise WritersActiveError(
+            f"writers active: a Runtime of this process has {str(target)!r} open (its "
+            "quiescence token was given); a restore replaces the files it holds, so close it "
+            "(`await rt.aclose()`) and restore without a token"
+        )
     manifest = Manifest.read(snap)
     manifest.verify(snap)
     occupied = target.exists() and (not target.is_dir() or any(target.iterdir()))
@@ -175,6 +204,44 @@ def move_into_place(work: Path, target: Path, *, occupied: bool) -> None:
             target.rmdir()
         work.rename(target)
     _fsync_dir(target.parent)
+
+
+_SCOPE_COLUMNS = {"namespace": "namespaces", "session_id": "sessions"}
+
+
+def _scopes(work: Path, conns: dict[str, duckdb.DuckDBPyConnection]) -> Scopes:
+    """The namespaces and sessions present: every distinct ``namespace`` / ``session_id`` value
+    of every table — the rule the portable export applies to the rows it writes. DuckDB is read
+    through the held (checkpointed) connections, SQLite from the verified copies."""
+    found: dict[str, set[str]] = {"namespaces": set(), "sessions": set()}
+    for conn in conns.values():
+        columns = conn.execute(
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns "
+            "WHERE table_catalog = current_database() AND column_name IN "
+            "('namespace', 'session_id')"
+        ).fetchall()
+        for schema, table, column in columns:
+            values = conn.execute(f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}"')
+            found[_SCOPE_COLUMNS[column]] |= {v for (v,) in values.fetchall() if isinstance(v, str)}
+    for name in SQLITE_ROLES:
+        file = work / name
+        if not file.is_file():
+            continue
+        db = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
+        try:
+            tables = [
+                r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            ]
+            for table in tables:
+                for info in db.execute(f'PRAGMA table_info("{table}")').fetchall():
+                    if info[1] in _SCOPE_COLUMNS:
+                        cursor = db.execute(f'SELECT DISTINCT "{info[1]}" FROM "{table}"')
+                        found[_SCOPE_COLUMNS[info[1]]] |= {
+                            v for (v,) in cursor.fetchall() if isinstance(v, str)
+                        }
+        finally:
+            db.close()
+    return Scopes(tuple(sorted(found["namespaces"])), tuple(sorted(found["sessions"])))
 
 
 def _embeddings(conn: duckdb.DuckDBPyConnection | None) -> tuple[EmbeddingEntry, ...]:
