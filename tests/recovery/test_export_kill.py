@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from remem.recovery import export_memory, read_export
-from tests.recovery.killing import Worker, side_files_only
+from tests.recovery.killing import Kills, Worker, side_files_only
 from tests.recovery.memory_dirs import build_memory, entries, file_digests, recalled
 from tests.recovery.rich_memory import table_lines, vector_lines
 
@@ -67,18 +67,15 @@ def _imported_as(target: str | Path, exported: Path, check: Path) -> bool:
 def test_sigkill_during_export(memory: Path, tmp_path: Path) -> None:
     digests = file_digests(memory)
     duration = _remem("export", memory, "--out", tmp_path / "timed", "--vectors").finish()
-    rng = random.Random(18)
-    interrupted = 0
-    for i in range(KILLS):
+    kills = Kills(duration, kills=KILLS, seed=18)
+    for i, delay in enumerate(kills.delays()):
         out = tmp_path / f"x{i}"
-        _remem("export", memory, "--out", out, "--vectors").kill_after(rng.uniform(0.0, duration))
+        _remem("export", memory, "--out", out, "--vectors").kill_after(delay)
         if out.exists():  # killed after the rename: it must be whole
             read_export(out)
-        else:
-            interrupted += 1
+        kills.landed(not out.exists())
         side_files_only(memory, digests)
-    print(f"export: {interrupted}/{KILLS} kills inside the operation ({duration:.3f} s)")
-    assert interrupted >= KILLS // 2, f"only {interrupted} kills landed inside the export"
+    kills.check("export")
     again = export_memory(memory, tmp_path / "x0-again", vectors=True)
     assert again.file("tables/memories.jsonl").rows == 1500
     assert table_lines(tmp_path / "x0-again") == table_lines(tmp_path / "timed")
@@ -88,21 +85,19 @@ def test_sigkill_during_export(memory: Path, tmp_path: Path) -> None:
 def test_sigkill_during_import_leaves_nothing_or_everything(exported: Path, tmp_path: Path) -> None:
     export_digests = file_digests(exported)
     duration = _remem("import", exported, "--dir", tmp_path / "timed").finish()
-    rng = random.Random(2)
-    interrupted = 0
-    for i in range(KILLS):
+    kills = Kills(duration, kills=KILLS, seed=2)
+    for i, delay in enumerate(kills.delays()):
         target = tmp_path / f"imported{i}"
-        _remem("import", exported, "--dir", target).kill_after(rng.uniform(0.0, duration))
+        _remem("import", exported, "--dir", target).kill_after(delay)
+        kills.landed(not target.exists())
         if target.exists():
             assert _imported_as(target, exported, tmp_path / f"check{i}")
         else:
-            interrupted += 1
             _remem("import", exported, "--dir", target).finish()  # restartable: run it again
             assert _imported_as(target, exported, tmp_path / f"check{i}")
         assert not [n for n in entries(tmp_path) if n.startswith(f".imported{i}.import-")]
         assert file_digests(exported) == export_digests
-    print(f"import: {interrupted}/{KILLS} kills inside the operation ({duration:.3f} s)")
-    assert interrupted >= KILLS // 2, f"only {interrupted} kills landed inside the import"
+    kills.check("import")
 
 
 def test_sigkill_during_a_forced_import_leaves_the_old_or_the_new(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from remem.recovery import Manifest, snapshot
-from tests.recovery.killing import Worker, side_files_only
+from tests.recovery.killing import Kills, Worker, side_files_only
 from tests.recovery.memory_dirs import build_memory, file_digests, recalled, table_rows
 
 KILLS = 6
@@ -35,18 +35,15 @@ def test_sigkill_during_snapshot(memory: Path, tmp_path: Path) -> None:
     shutil.copytree(memory, pristine)  # a plain copy of the closed directory: the oracle
     digests = file_digests(memory)
     duration = _worker("snapshot", memory, tmp_path / "timed").finish()
-    rng = random.Random(18)
-    interrupted = 0
-    for i in range(KILLS):
+    kills = Kills(duration, kills=KILLS, seed=18)
+    for i, delay in enumerate(kills.delays()):
         out = tmp_path / f"snap{i}"
-        _worker("snapshot", memory, out).kill_after(rng.uniform(0.0, duration))
+        _worker("snapshot", memory, out).kill_after(delay)
         if out.exists():  # killed after the rename: it must be whole
             Manifest.read(out).verify(out)
-        else:
-            interrupted += 1
+        kills.landed(not out.exists())
         side_files_only(memory, digests)
-    print(f"snapshot: {interrupted}/{KILLS} kills inside the operation ({duration:.3f} s)")
-    assert interrupted >= KILLS // 2, f"only {interrupted} kills landed inside the snapshot"
+    kills.check("snapshot")
 
     manifest = snapshot(memory, tmp_path / "snap0-again")  # partials of a killed run are no bar
     assert manifest.participants_by_path()["memory.duckdb"].rows["memory_records"] == 300
@@ -60,18 +57,15 @@ def test_sigkill_during_restore(memory: Path, tmp_path: Path) -> None:
     snap_digests = file_digests(snap)
     expected_rows = table_rows(memory)
     duration = _worker("restore", snap, tmp_path / "timed").finish()
-    rng = random.Random(2)
-    interrupted = 0
-    for i in range(KILLS):
+    kills = Kills(duration, kills=KILLS, seed=2)
+    for i, delay in enumerate(kills.delays()):
         target = tmp_path / f"restored{i}"
-        _worker("restore", snap, target).kill_after(rng.uniform(0.0, duration))
+        _worker("restore", snap, target).kill_after(delay)
         if target.exists():
             assert table_rows(target) == expected_rows
-        else:
-            interrupted += 1
+        kills.landed(not target.exists())
         assert file_digests(snap) == snap_digests
-    print(f"restore: {interrupted}/{KILLS} kills inside the operation ({duration:.3f} s)")
-    assert interrupted >= KILLS // 2, f"only {interrupted} kills landed inside the restore"
+    kills.check("restore")
 
 
 def test_sigkill_during_a_forced_restore_leaves_the_old_or_the_new(
