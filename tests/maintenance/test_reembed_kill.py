@@ -5,18 +5,14 @@ again always resumes to a consistent, validated, switched state."""
 from __future__ import annotations
 
 import asyncio
-import random
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from remem.staging.generation import read_generation
 from tests.maintenance.conftest import fill, open_memory
+from tests.recovery.killing import Kills, Worker
 
 KILLS = 6
 MEMORIES = 1500
@@ -25,44 +21,8 @@ COMMAND += ["--batch", "32"]
 QUERIES = ("cats and 3 dogs", "where does the user live", "city 2")
 
 
-class Worker:
-    def __init__(self, memory: Path) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.maintenance.reembed_worker",
-                *COMMAND,
-                "--dir",
-                str(memory),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        assert self.proc.stdout.readline().strip() == "ready"
-
-    def go(self) -> float:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write("go\n")
-        self.proc.stdin.flush()
-        return time.monotonic()
-
-    def finish(self) -> float:
-        start = self.go()
-        assert self.proc.stdout is not None
-        lines = self.proc.stdout.read()
-        assert "done" in lines, lines
-        assert self.proc.wait(timeout=120) == 0
-        return time.monotonic() - start
-
-    def kill_after(self, delay: float) -> None:
-        self.go()
-        time.sleep(delay)
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=60)
+def _worker(memory: Path) -> Worker:
+    return Worker("tests.maintenance.reembed_worker", *COMMAND, "--dir", memory)
 
 
 async def _recall(memory: Path, dimension: int) -> tuple[list[list[str]], dict[str, int]]:
@@ -86,17 +46,18 @@ def test_sigkill_during_reembed_resumes_to_a_consistent_state(built: Path, tmp_p
     baseline, _ = asyncio.run(_recall(built, 384))
     first = tmp_path / "first" / "memory"
     shutil.copytree(built, first)
-    duration = Worker(first).finish()
+    duration = _worker(first).finish()
     switched, counts = asyncio.run(_recall(first, 128))
     total = MEMORIES + 2
     assert counts["memory_g2_short_term"] == total
 
-    rng = random.Random(18)
+    kills = Kills(duration, kills=KILLS, seed=18)
     outcomes = {"before the switch": 0, "after the switch": 0}
-    for i in range(KILLS):
+    for i, delay in enumerate(kills.delays()):
         memory = tmp_path / f"kill{i}" / "memory"
         shutil.copytree(built, memory)
-        Worker(memory).kill_after(rng.uniform(0.0, duration))
+        _worker(memory).kill_after(delay)
+        kills.landed(read_generation(memory).prefix == "memory")
         if read_generation(memory).prefix == "memory":
             outcomes["before the switch"] += 1
             hits, _ = asyncio.run(_recall(memory, 384))  # the old generation is untouched
@@ -105,10 +66,10 @@ def test_sigkill_during_reembed_resumes_to_a_consistent_state(built: Path, tmp_p
             outcomes["after the switch"] += 1
             hits, counts = asyncio.run(_recall(memory, 128))
             assert hits == switched
-        Worker(memory).finish()  # resumes (or, killed after it, re-validates the switch)
+        _worker(memory).finish()  # resumes (or, killed after it, re-validates the switch)
         hits, counts = asyncio.run(_recall(memory, 128))
         assert hits == switched
         assert counts["memory_g2_short_term"] == counts["memory_short_term"] == total
         assert not (memory / "reembed.json").exists()
     print(f"reembed ({duration:.2f} s): kills left {outcomes}")
-    assert outcomes["before the switch"] >= KILLS // 2
+    kills.check("re-embed")
