@@ -157,11 +157,13 @@ def gather(
     options: RecallOptions,
     *,
     merge_copies: bool,
+    texts: dict[str, str] | None = None,
 ) -> tuple[dict[str, Candidate], list[RankedList], dict[str, float]]:
     """One query's candidates by fusion key, its three ranked lists (vector, fulltext, graph)
     and each full-text entry's neighbour share: eligible memories only, turns within the
     session scope and filters, a turn copy of a memory merged into it (``merge_copies``), graph
-    paths matching the filters."""
+    paths matching the filters. ``texts``: a batch's cache of :func:`same_text` by record id
+    (the records are the batch's, so a memory's folded text is computed once per batch)."""
     candidates: dict[str, Candidate] = {}
 
     def memory(key: str) -> bool:
@@ -181,9 +183,13 @@ def gather(
     if merge_copies:
         # The first memory of a text wins (candidates' order is the retrievers'), so the
         # merge is deterministic when two memories share a text.
+        folded = {} if texts is None else texts
         for key, c in candidates.items():
             if c.record is not None:
-                copies.setdefault(same_text(c.record.text), key)
+                t = folded.get(key)
+                if t is None:
+                    t = folded[key] = same_text(c.record.text)
+                copies.setdefault(t, key)
     text_list: list[tuple[str, float]] = []
     shares: dict[str, float] = {}
     listed: set[str] = set()
