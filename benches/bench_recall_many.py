@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 
 from benches.bench_controller import _prose_text, _queries
 from remem import Runtime
+from remem.controller.recall_options import embed_queries
 from remem.embeddings import HashingEmbedder
 
 SIZES = [10_000, 100_000] + ([1_000_000] if os.environ.get("REMEM_BENCH_LARGE") == "1" else [])
@@ -138,9 +139,10 @@ def _timed(timings: dict[str, float], name: str, fn: Callable[..., Any]) -> Call
 class _World:
     def __init__(self, n: int, root: Path) -> None:
         self.n = n
+        self.path = root / f"m{n}"
         self.loop = asyncio.new_event_loop()
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        self.rt = Runtime.open(root / f"m{n}", embedder=HashingEmbedder())
+        self.rt = Runtime.open(self.path, embedder=HashingEmbedder())
         self.loop.run_until_complete(self.rt.start())
         rng = random.Random(n)
         self.texts = [_prose_text(rng, i) for i in range(n)]
@@ -157,6 +159,19 @@ class _World:
         self.qvecs = self.loop.run_until_complete(emb.embed_documents(self.queries))
         rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
         self.kb_per_memory = (rss1 - rss0) / n
+
+    def reopen(self) -> tuple[float, float]:
+        """Close the runtime, open it again and recall once: (open s, first recall s)."""
+        self.loop.run_until_complete(self.rt.aclose())
+        started = time.perf_counter()
+        self.rt = Runtime.open(self.path, embedder=HashingEmbedder())
+        self.loop.run_until_complete(self.rt.start())
+        opened = time.perf_counter() - started
+        started = time.perf_counter()
+        self.loop.run_until_complete(
+            self.rt.controller.recall(self.queries[0], vector=self.qvecs[0])
+        )
+        return opened, time.perf_counter() - started
 
     def close(self) -> None:
         self.loop.run_until_complete(self.rt.aclose())
@@ -176,6 +191,7 @@ def world(
 def test_recall_many_throughput(benchmark: Any, world: _World, impl: str) -> None:
     benchmark.group = f"recall_many {QUERIES} of {world.n // 1000}k"
     c = world.rt.controller
+    emb = world.rt.embedder
     if impl == "baseline":
         started = time.perf_counter()
         bm25 = _Bm25(world.texts)
@@ -183,6 +199,11 @@ def test_recall_many_throughput(benchmark: Any, world: _World, impl: str) -> Non
         start = time.perf_counter()
         got = baseline(bm25, world.vectors, world.queries, world.qvecs)
         elapsed = time.perf_counter() - start
+        # Encode included: the same embedder call recall_many makes for its query batch.
+        start = time.perf_counter()
+        qvecs = world.loop.run_until_complete(embed_queries(emb, world.queries))
+        baseline(bm25, world.vectors, world.queries, qvecs)
+        encoded = time.perf_counter() - start
         benchmark.pedantic(
             lambda: baseline(bm25, world.vectors, world.queries, world.qvecs), rounds=1
         )
@@ -193,6 +214,9 @@ def test_recall_many_throughput(benchmark: Any, world: _World, impl: str) -> Non
         res = world.loop.run_until_complete(c.recall_many(world.queries, vectors=world.qvecs))
         elapsed = time.perf_counter() - start
         assert len(res) == QUERIES
+        start = time.perf_counter()
+        world.loop.run_until_complete(c.recall_many(world.queries))
+        encoded = time.perf_counter() - start
         benchmark.extra_info.update(_stages(world))
         benchmark.pedantic(
             lambda: world.loop.run_until_complete(
@@ -201,22 +225,70 @@ def test_recall_many_throughput(benchmark: Any, world: _World, impl: str) -> Non
             rounds=1,
         )
     benchmark.extra_info["queries_per_s"] = round(QUERIES / elapsed, 1)
+    benchmark.extra_info["queries_per_s_encode_included"] = round(QUERIES / encoded, 1)
     benchmark.extra_info["memories"] = world.n
     benchmark.extra_info["fill_s"] = round(world.fill_s, 1)
     benchmark.extra_info["kb_per_memory"] = round(world.kb_per_memory, 2)
-    print(f"\n{impl} {world.n}: {QUERIES / elapsed:.1f} q/s, {world.kb_per_memory:.2f} KiB/memory")
+    print(
+        f"\n{impl} {world.n}: {QUERIES / elapsed:.1f} q/s ({QUERIES / encoded:.1f} with the"
+        f" query encode), {world.kb_per_memory:.2f} KiB/memory"
+    )
+
+
+def test_recall_p50(benchmark: Any, world: _World) -> None:
+    """Single ``recall`` latency over distinct queries (precomputed vectors), p50 and p95."""
+    benchmark.group = f"recall p50 of {world.n // 1000}k"
+    c = world.rt.controller
+    times = []
+    for q, v in zip(world.queries[:200], world.qvecs[:200], strict=True):
+        start = time.perf_counter()
+        got = world.loop.run_until_complete(c.recall(q, vector=v))
+        times.append(time.perf_counter() - start)
+        assert len(got) <= K
+    p50, p95 = np.percentile(times, [50, 95]) * 1e3
+    benchmark.extra_info.update(p50_ms=round(float(p50), 2), p95_ms=round(float(p95), 2))
+    print(f"\nrecall {world.n}: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+    benchmark.pedantic(
+        lambda: world.loop.run_until_complete(c.recall(world.queries[0], vector=world.qvecs[0])),
+        rounds=1,
+    )
+
+
+def test_first_recall_after_open(benchmark: Any, world: _World) -> None:
+    """Close the store, open it again and time the first recall (the index warm-up)."""
+    benchmark.group = f"first recall after open of {world.n // 1000}k"
+    opened, first = world.reopen()
+    benchmark.extra_info.update(open_s=round(opened, 3), first_recall_s=round(first, 3))
+    print(f"\nreopen {world.n}: open {opened:.3f} s, first recall {first:.3f} s")
+    benchmark.pedantic(
+        lambda: world.loop.run_until_complete(
+            world.rt.controller.recall(world.queries[1], vector=world.qvecs[1])
+        ),
+        rounds=1,
+    )
+
+
+_STEPS = ("gather", "fuse", "prior_factors", "scored_memory", "propagate_neighbours", "prior_cut")
+"""The per-query steps of ``remem.controller.recall`` timed by :func:`_stages` (module names)."""
 
 
 def _stages(world: _World) -> dict[str, float]:
     """Seconds per pipeline step for one recall_many of the 1,000 queries (see the docstring)."""
+    from remem.controller import recall as recall_module
+
     pipeline = world.rt.controller._recall
+    books = world.rt.controller._books
     r = pipeline.retrieval
     timings: dict[str, float] = {}
     saved = {name: getattr(r, name) for name in ("vectors", "texts", "graph", "eligible")}
-    rank = pipeline._rank
+    steps = {name: getattr(recall_module, name) for name in _STEPS}
+    rank, note = pipeline._rank, books.note_access
     for name, fn in saved.items():
         setattr(r, name, _timed(timings, name, fn))
+    for name, fn in steps.items():
+        setattr(recall_module, name, _timed(timings, name, fn))
     pipeline._rank = _timed(timings, "rank", rank)  # type: ignore[method-assign]
+    books.note_access = _timed(timings, "access", note)  # type: ignore[method-assign]
     try:
         start = time.perf_counter()
         world.loop.run_until_complete(
@@ -226,8 +298,11 @@ def _stages(world: _World) -> dict[str, float]:
     finally:
         for name, fn in saved.items():
             setattr(r, name, fn)
+        for name, fn in steps.items():
+            setattr(recall_module, name, fn)
         pipeline._rank = rank  # type: ignore[method-assign]
-    out = {f"stage_{k}_s": round(v, 3) for k, v in timings.items()}
+        books.note_access = note  # type: ignore[method-assign]
+    out = {f"stage_{k}_s": round(v, 3) for k, v in sorted(timings.items(), key=lambda t: -t[1])}
     out["stage_total_s"] = round(total, 3)
-    print("\nstages:", out)
+    print("\nstages (s):", ", ".join(f"{k[6:-2]} {v}" for k, v in out.items()))
     return out

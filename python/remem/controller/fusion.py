@@ -175,21 +175,24 @@ def linear_fusion(
     named per-key features; a name in both is the caller's). Only listed keys are scored."""
     out: dict[str, Fused] = {}
     features, ranks = _features_and_ranks(lists)
-    # A fixed summation order (the weights' names sorted) keeps equal inputs bit-identical; the
-    # sort is hoisted out of the per-key loop (recall_many fuses ~50 keys × 1,000 queries).
-    ordered = sorted(weights.items())
+    # A fixed summation order (the features' names sorted) keeps equal inputs bit-identical.
     prefixes = {ranked.retriever: f"{ranked.retriever}_" for ranked in lists}
     for key, row in features.items():
         if extras is not None and key in extras:
             row = {**row, **extras[key]}
         fused = Fused(key, features={f: x for f, x in row.items() if x != 0.0})
+        # The sum runs over the row's weighted features in name order: the weights' sorted
+        # order, less the names the row lacks — each of those adds w × 0.0 = +0.0, which leaves
+        # a sum that starts at +0.0 unchanged, so skipping them is exact.
+        items = sorted(row.items())
         score = 0.0
-        for name, w in ordered:
-            score += w * row.get(name, 0.0)
+        for name, x in items:
+            w = weights.get(name)
+            if w is not None:
+                score += w * x
         fused.score = score
         # Each retriever's part: its features' weighted values summed in name order (as
         # ``sum`` over the sorted row would, from 0), one pass over the row.
-        items = sorted(row.items())
         for retriever, (rank, raw) in ranks[key].items():
             prefix = prefixes[retriever]
             part: float = 0
