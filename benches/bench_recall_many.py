@@ -7,24 +7,47 @@ Run: ``pytest benches/bench_recall_many.py --benchmark-only -s`` (one world per 
 * ``remem`` — ``controller.recall_many`` of 1,000 distinct prose queries (the bench_controller
   prose corpus and openers) over n memories written by ``remember_many``, on the embedded
   default stores with the HashingEmbedder; query vectors precomputed (embedding not timed).
+  Both sides are also timed with the query encode included (``queries_per_s_encode_included``:
+  remem's ``recall_many`` without ``vectors=``, the baseline after the same ``embed_queries``
+  call), so neither side gets the encode for free. The default embedder is MiniLM only when its
+  weights are installed; they are not here, so both figures are the hashing embedder's.
 * ``baseline`` — the obvious stack on the same texts and vectors: BM25 (k1 1.2, b 0.75, the
   same tokeniser as the hashing embedder's lower-cased word split) from a numpy inverted index,
   one dense top-k as a numpy matrix product + argpartition, and a min-max linear fusion in
   numpy. The issue asks for bm25s here; it is not installed in the shared environment (and
   neither is scipy), so the BM25 is numpy's ``bincount`` over posting lists — the same
   algorithm bm25s runs, without its sparse-matrix precomputation.
-* ``stages`` (printed, and in ``extra_info``) — seconds spent in each step of the pipeline for
-  the 1,000 queries, timed by wrapping the pipeline's methods on this controller only: the
-  batched retrievers (vector, full text), the per-query graph match, the record fetch, and the
-  per-query ranking (fusion + priors + explanation) — the next bottleneck is the largest.
-  ``graph`` runs as concurrent per-query tasks, so its figure sums overlapping spans;
-  ``total`` minus the others is the rest (neighbour propagation, prior cuts, access
-  bookkeeping). Measured once on a shared 2-core machine at load ~11 (10k):
-  texts 1.27 s, rank 1.02 s, vectors 0.33 s, eligible 0.15 s, graph 0.12 s, total 4.06 s
-  (remem 328 q/s, baseline 2,109 q/s); at 100k: vectors 3.57 s, texts 3.63 s, eligible
-  0.64 s, rank 0.85 s, graph 0.15 s, total 6.59 s (remem 192 q/s, baseline 237 q/s;
-  11 KiB resident per memory over the build).
+* ``stages`` (printed largest first, and in ``extra_info``) — seconds spent in each step of the
+  pipeline for the 1,000 queries, timed by wrapping the pipeline's methods on this controller
+  only: the batched retrievers (``vectors``, ``texts``), the per-query graph match, the record
+  fetch (``eligible``), the per-query ranking (``rank``, which contains ``gather``, ``fuse``,
+  ``prior_factors`` and ``scored_memory``), the per-query neighbour propagation and prior cut,
+  and the access note (``access``: reinforcement's flush). ``graph`` runs as concurrent
+  per-query tasks, so its figure sums overlapping spans; ``total`` minus the top-level steps is
+  the rest (collector, vector cut, bookkeeping).
+* ``recall p50`` — single ``recall`` of 200 distinct queries, one at a time.
+* ``first recall after open`` — the runtime is closed, opened again and recalls once: the
+  stores' warm-up (the vector scan cache, loaded from its snapshot since
+  ``remem.stores.hnsw.scan_file``; the record store's row cache; the episodic memory index).
 * ``kb_per_memory`` — resident-set growth (``ru_maxrss``) over building the world, per memory.
+
+Measured (issue #21, batch21; the whole file, one run each, on the shared 2-core machine at load
+average 11-19, so absolute figures are several times a quiet machine's — compare within a run):
+
+    figure                      before (ffeb23d)        after
+    10k q/s remem / baseline    35.4 / 459 (0.077x)     72.8 / 503 (0.145x)
+      encode included           32.3 / 592              50.0 / 710
+    100k q/s remem / baseline   21.3 / 172 (0.12x)      45.2 / 83.1 (0.54x, baseline noisy)
+      encode included           22.1 / 224              36.4 / 167
+    10k stage rank (of which gather, fuse)  7.79 s (3.31, 1.82)   5.68 s (2.36, 0.91)
+    100k stage rank (gather, fuse)          8.48 s (4.01, 1.65)   4.45 s (1.84, 0.72)
+    recall p50 10k / 100k       3.38 / 14.3 ms          24.9 / 43.5 ms (load 19: noise)
+    first recall after open     10k 2.54 s, 100k 17.2 s 10k 1.58 s, 100k 13.0 s
+    KiB per memory (10k / 100k) 17.1 / 5.4              17.7 / 6.2
+
+At 100k after: texts 14.4 s, vectors 13.9 s, rank 4.4 s, eligible 3.0 s, access 1.0 s of
+26.4 s — the batched retrievers (the stores' native calls and their hit rows) are now the
+largest steps, then the per-query ranking.
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
