@@ -157,33 +157,44 @@ def gather(
     options: RecallOptions,
     *,
     merge_copies: bool,
+    texts: dict[str, str] | None = None,
 ) -> tuple[dict[str, Candidate], list[RankedList], dict[str, float]]:
     """One query's candidates by fusion key, its three ranked lists (vector, fulltext, graph)
     and each full-text entry's neighbour share: eligible memories only, turns within the
     session scope and filters, a turn copy of a memory merged into it (``merge_copies``), graph
-    paths matching the filters."""
+    paths matching the filters. ``texts``: a batch's cache of :func:`same_text` by record id
+    (the records are the batch's, so a memory's folded text is computed once per batch)."""
     candidates: dict[str, Candidate] = {}
-
-    def memory(key: str) -> bool:
-        record = records.get(key)
+    record_of = records.get
+    # The vector hits, then the full-text notes: the first to name a memory makes its candidate
+    # (plain loops: this runs per query and hit, ~100k times a 1,000-query batch).
+    vector_list: list[tuple[str, float]] = []
+    for m in vec:
+        record = record_of(m.id)
         if record is None:
-            return False
-        if key not in candidates:
+            continue
+        if m.id not in candidates:
             lc = record.lifecycle
-            candidates[key] = Candidate(key, lc.created_at, lc.access_count, record=record)
-        return True
-
-    vector_list = [(m.id, m.score) for m in vec if memory(m.id)]
+            candidates[m.id] = Candidate(m.id, lc.created_at, lc.access_count, record=record)
+        vector_list.append((m.id, m.score))
     for n in text:
-        if n.hit.kind is EpisodeKind.NOTE:
-            memory(n.hit.id)
+        key = n.hit.id
+        if n.hit.kind is EpisodeKind.NOTE and key not in candidates:
+            record = record_of(key)
+            if record is not None:
+                lc = record.lifecycle
+                candidates[key] = Candidate(key, lc.created_at, lc.access_count, record=record)
     copies: dict[str, str] = {}
     if merge_copies:
         # The first memory of a text wins (candidates' order is the retrievers'), so the
         # merge is deterministic when two memories share a text.
+        folded = {} if texts is None else texts
         for key, c in candidates.items():
             if c.record is not None:
-                copies.setdefault(same_text(c.record.text), key)
+                t = folded.get(key)
+                if t is None:
+                    t = folded[key] = same_text(c.record.text)
+                copies.setdefault(t, key)
     text_list: list[tuple[str, float]] = []
     shares: dict[str, float] = {}
     listed: set[str] = set()

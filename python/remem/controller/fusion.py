@@ -130,25 +130,39 @@ def candidate_features(lists: Sequence[RankedList]) -> dict[str, dict[str, float
     >>> candidate_features([RankedList("vector", [("a", 0.8), ("b", 0.4)])])["b"]
     {'vector_rr': 0.5, 'vector_cos': 0.4}
     """
+    return _features_and_ranks(lists)[0]
+
+
+def _features_and_ranks(
+    lists: Sequence[RankedList],
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, tuple[int, float]]]]:
+    """:func:`candidate_features` and each key's ``{retriever: (rank, raw)}`` in one pass."""
     out: dict[str, dict[str, float]] = {}
+    ranks: dict[str, dict[str, tuple[int, float]]] = {}
     for ranked in lists:
         name = ranked.retriever
         first: dict[str, float] = {}
         for key, raw in ranked.items:
-            first.setdefault(key, float(raw))
+            if key not in first:
+                first[key] = float(raw)
         if not first:
             continue
         lo, hi = min(first.values()), max(first.values())
         span = hi - lo
+        rr_name, vector = f"{name}_rr", name == "vector"
         for rank, (key, raw) in enumerate(first.items(), start=1):
-            row = out.setdefault(key, {})
+            row = out.get(key)
+            if row is None:
+                row = out[key] = {}
+                ranks[key] = {}
+            ranks[key][name] = (rank, raw)
             scaled = (raw - lo) / span if span > 0 else 1.0
             if scaled > 0.0:
                 row[name] = scaled
-            row[f"{name}_rr"] = 1.0 / rank
-            if name == "vector" and raw > 0.0:
+            row[rr_name] = 1.0 / rank
+            if vector and raw > 0.0:
                 row["vector_cos"] = min(raw, 1.0)
-    return out
+    return out, ranks
 
 
 def linear_fusion(
@@ -160,31 +174,31 @@ def linear_fusion(
     """``Σ_f weights[f] · x_f`` over :func:`candidate_features` and ``extras[key]`` (a caller's
     named per-key features; a name in both is the caller's). Only listed keys are scored."""
     out: dict[str, Fused] = {}
-    features = candidate_features(lists)
-    ranks: dict[str, dict[str, tuple[int, float]]] = {}
-    for ranked in lists:
-        seen: set[str] = set()
-        for key, raw in ranked.items:
-            if key not in seen:
-                seen.add(key)
-                ranks.setdefault(key, {})[ranked.retriever] = (len(seen), float(raw))
-    # A fixed summation order (the weights' names sorted) keeps equal inputs bit-identical; the
-    # sort is hoisted out of the per-key loop (recall_many fuses ~50 keys × 1,000 queries).
-    ordered = sorted(weights.items())
+    features, ranks = _features_and_ranks(lists)
+    # A fixed summation order (the features' names sorted) keeps equal inputs bit-identical.
+    prefixes = {ranked.retriever: f"{ranked.retriever}_" for ranked in lists}
     for key, row in features.items():
         if extras is not None and key in extras:
             row = {**row, **extras[key]}
         fused = Fused(key, features={f: x for f, x in row.items() if x != 0.0})
-        score = 0.0
-        for name, w in ordered:
-            score += w * row.get(name, 0.0)
-        fused.score = score
+        # The sum runs over the row's weighted features in name order: the weights' sorted
+        # order, less the names the row lacks — each of those adds w × 0.0 = +0.0, which leaves
+        # a sum that starts at +0.0 unchanged, so skipping them is exact.
         items = sorted(row.items())
+        score = 0.0
+        for name, x in items:
+            w = weights.get(name)
+            if w is not None:
+                score += w * x
+        fused.score = score
+        # Each retriever's part: its features' weighted values summed in name order (as
+        # ``sum`` over the sorted row would, from 0), one pass over the row.
         for retriever, (rank, raw) in ranks[key].items():
-            prefix = f"{retriever}_"
-            part = sum(
-                weights.get(f, 0.0) * x for f, x in items if f == retriever or f.startswith(prefix)
-            )
+            prefix = prefixes[retriever]
+            part: float = 0
+            for f, x in items:
+                if f == retriever or f.startswith(prefix):
+                    part += weights.get(f, 0.0) * x
             fused.parts[retriever] = (rank, raw, part)
         out[key] = fused
     return out

@@ -193,8 +193,11 @@ class ReadAPI(ControllerState):
             return []
         batch = await query_batch(self.collection_manager.embeddings, queries, vectors, options)
         await self.writes.barrier()
-        with gc_paused():  # see remem.controller.gc_pause: the collector cost a large share
+        # See remem.controller.gc_pause: the collector cost a large share. The access note is
+        # inside the pause too: its flush reads every recalled record back (reinforcement), and
+        # the collections it triggered cost ~1 s a 1,000-query batch at 10k memories.
+        with gc_paused():
             results = await self._recall.run(queries, batch, options, self.clock.now())
-        await self._books.note_access(results)
+            await self._books.note_access(results)
         self._books.emit("recall", started, queries=len(queries), k=k)
         return results

@@ -71,15 +71,17 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.controller.candidates import gather, session_of, view
+from remem.controller.candidates import Candidate, gather, session_of, view
 from remem.controller.config import ControllerConfig
 from remem.controller.explanation import scored_memory
 from remem.controller.fusion import fuse
 from remem.controller.recall_options import RecallOptions
 from remem.controller.retrieval import Retrieval
 from remem.controller.stages import (
+    CandidateView,
     Keyed,
     NeighbourScored,
+    age_priors,
     cut_vector,
     dense_feedback,
     diversify,
@@ -93,7 +95,9 @@ from remem.controller.stages import (
     vector_docs,
     with_feedback,
 )
+from remem.controller.stages.config import RecallStagesConfig
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
+from remem.lifecycle import InclusionScorerConfig
 from remem.models import EpisodeKind, MemoryRecord, ScoredMemory
 from remem.staging import CollectionManager, StagedScore
 from remem.stores.episodic import EpisodicStore
@@ -186,8 +190,9 @@ class RecallPipeline:
                 cut_vector(q, v, records, depth, now, stages, inclusion)
                 for q, v in zip(queries, vec, strict=True)
             ]
+        memo = _RecordMemo(now, stages, inclusion)
         return [
-            self._rank(q, v, t, g, records, options, now)
+            self._rank(q, v, t, g, records, options, now, memo)
             for q, v, t, g in zip(queries, vec, ranked_texts, graphs, strict=True)
         ]
 
@@ -200,21 +205,30 @@ class RecallPipeline:
         records: Mapping[str, MemoryRecord],
         options: RecallOptions,
         now: datetime,
+        memo: _RecordMemo,
     ) -> list[ScoredMemory]:
         stages = self.config.stages
         candidates, lists, shares = gather(
-            vec, text, graph, records, options, merge_copies=self.fusion.merge_copies
+            vec,
+            text,
+            graph,
+            records,
+            options,
+            merge_copies=self.fusion.merge_copies,
+            texts=memo.texts,
         )
         # Seam for priors computed before fusion: ``extras[key][name]`` is a feature that the
         # linear fusion weighs by ``config.fusion.features[name]`` (none are computed yet).
         extras: dict[str, dict[str, float]] = {}
         fused = fuse(lists, self.fusion, extras)
-        views = {key: view(candidates[key]) for key in fused}
+        views = {key: memo.view(candidates[key]) for key in fused}
         cues = query_cues(query, now, {v.speaker for v in views.values() if v.speaker}, stages)
         factors: dict[str, dict[str, float]] = {}
         finals: dict[str, float] = {}
         for key, f in fused.items():
-            factors[key] = prior_factors(views[key], cues, now, stages, self.config.inclusion)
+            factors[key] = prior_factors(
+                views[key], cues, now, stages, self.config.inclusion, memo.ages(key, views[key])
+            )
             final = f.score
             for value in factors[key].values():
                 final *= value
@@ -249,3 +263,35 @@ class RecallPipeline:
             )
             for key in order[: options.k]
         ]
+
+
+class _RecordMemo:
+    """What one batch computes once per stored memory, however many queries rank it: its
+    candidate view, its age priors (recency, usage — they read the record and ``now``, never the
+    query) and its folded text for copy merging. Turns and graph paths are not memoised (their
+    candidate is built from each query's own hit)."""
+
+    __slots__ = ("_ages", "_views", "config", "inclusion", "now", "texts")
+
+    def __init__(self, now: datetime, config: RecallStagesConfig, inclusion: InclusionScorerConfig):
+        self.now, self.config, self.inclusion = now, config, inclusion
+        self.texts: dict[str, str] = {}
+        self._views: dict[str, CandidateView] = {}
+        self._ages: dict[str, tuple[float, float]] = {}
+
+    def view(self, c: Candidate) -> CandidateView:
+        if c.record is None:
+            return view(c)
+        v = self._views.get(c.key)
+        if v is None:
+            v = self._views[c.key] = view(c)
+        return v
+
+    def ages(self, key: str, v: CandidateView) -> tuple[float, float]:
+        # Keyed by the view object too: only a memoised (record) view is looked up by key.
+        if self._views.get(key) is not v:
+            return age_priors(v, self.now, self.config, self.inclusion)
+        a = self._ages.get(key)
+        if a is None:
+            a = self._ages[key] = age_priors(v, self.now, self.config, self.inclusion)
+        return a

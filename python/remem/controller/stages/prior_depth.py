@@ -142,7 +142,8 @@ def cut_indices(
     weighted: list[tuple[float, int]] = []
     for i, (score, created_at, text, _) in enumerate(rows):
         view = CandidateView(created_at, 0, text, speakers[i])
-        factors = prior_factors(view, cues, now, stages, inclusion)
+        # Only the cue priors choose the cut: recency and usage are not computed for it.
+        factors = prior_factors(view, cues, now, stages, inclusion, ages=(1.0, 1.0))
         value = max(score, 0.0)
         for name in CUE_PRIORS:
             value *= factors[name]

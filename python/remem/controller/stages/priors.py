@@ -23,7 +23,15 @@ from remem.controller.stages.speaker import named_speakers
 from remem.controller.stages.time_expressions import asks_for_time, states_time
 from remem.lifecycle import InclusionScorerConfig
 
-__all__ = ["PRIOR_NAMES", "CandidateView", "QueryCues", "prior_factors", "query_cues", "speaker_of"]
+__all__ = [
+    "PRIOR_NAMES",
+    "CandidateView",
+    "QueryCues",
+    "age_priors",
+    "prior_factors",
+    "query_cues",
+    "speaker_of",
+]
 
 PRIOR_NAMES = ("recency", "usage", "speaker", "dates", "time_expressions")
 
@@ -65,15 +73,30 @@ def query_cues(
     return QueryCues(speakers, windows, asks)
 
 
+def age_priors(
+    c: CandidateView, now: datetime, config: RecallStagesConfig, inclusion: InclusionScorerConfig
+) -> tuple[float, float]:
+    """``(recency, usage)`` of ``c``: the priors that do not read the query, so a batch of
+    queries computes them once per candidate (:class:`remem.controller.recall.RecallPipeline`)."""
+    hours = max(0.0, (now - c.created_at).total_seconds() / 3600.0)
+    return (
+        recency_prior(hours, rate=inclusion.recency_rate, weight=config.recency.weight),
+        usage_prior(
+            c.access_count, hit_weight=inclusion.hit_weight, bounded=config.recency.bounded_usage
+        ),
+    )
+
+
 def prior_factors(
     c: CandidateView,
     cues: QueryCues,
     now: datetime,
     config: RecallStagesConfig,
     inclusion: InclusionScorerConfig,
+    ages: tuple[float, float] | None = None,
 ) -> dict[str, float]:
-    """Every prior's factor for ``c`` (keys :data:`PRIOR_NAMES`, in order)."""
-    hours = max(0.0, (now - c.created_at).total_seconds() / 3600.0)
+    """Every prior's factor for ``c`` (keys :data:`PRIOR_NAMES`, in order); ``ages``: the
+    candidate's :func:`age_priors` when already computed (else they are computed here)."""
     speaker = 1.0
     if cues.speakers and c.speaker in cues.speakers:
         speaker += config.speaker.boost
@@ -83,11 +106,10 @@ def prior_factors(
     timed = 1.0
     if cues.asks_time and states_time(c.text):
         timed += config.time_expressions.boost
+    recency, usage = ages if ages is not None else age_priors(c, now, config, inclusion)
     return {
-        "recency": recency_prior(hours, rate=inclusion.recency_rate, weight=config.recency.weight),
-        "usage": usage_prior(
-            c.access_count, hit_weight=inclusion.hit_weight, bounded=config.recency.bounded_usage
-        ),
+        "recency": recency,
+        "usage": usage,
         "speaker": speaker,
         "dates": dates,
         "time_expressions": timed,

@@ -27,6 +27,9 @@ class Loaded:
     index: Any = None
     scan: ScanCache | None = None
     dirty: bool = False
+    # The DuckDB generation the scan snapshot on disk reflects (-1: none known to), so a close
+    # rewrites it only after a change (remem.stores.hnsw.scan_file).
+    scan_saved: int = -1
     status: str = "scan"
     sorted_ids: list[str] | None = None  # cache for the exact path, cleared on every write
     # label -> (id, document, metadata). A label's row never changes (an upsert takes a new

@@ -41,6 +41,47 @@ class ScanCache:
         self._alive = np.ones(n, dtype=np.bool_)
         self._n, self._dead = n, 0
 
+    @classmethod
+    def restore(
+        cls,
+        matrix: NDArray[Any],
+        labels: NDArray[Any],
+        codes: NDArray[Any],
+        scales: NDArray[Any],
+        norms: NDArray[Any],
+        *,
+        dimension: int,
+    ) -> ScanCache:
+        """A cache holding arrays saved from :meth:`live_arrays` (no quantization: the codes
+        are the saved ones); ValueError when they do not fit together."""
+        n = len(labels)
+        if not (
+            matrix.dtype == np.float32
+            and matrix.shape == (n, dimension)
+            and codes.dtype == np.int8
+            and codes.shape == (n, dimension)
+            and labels.dtype == np.int64
+            and scales.dtype == norms.dtype == np.float32
+            and scales.shape == norms.shape == (n,)
+            and bool(np.all(labels[1:] > labels[:-1]))
+        ):
+            raise ValueError("the saved scan arrays do not fit together")
+        cache = cls.__new__(cls)
+        cache._matrix, cache._codes = np.ascontiguousarray(matrix), np.ascontiguousarray(codes)
+        cache._scales, cache._norms, cache._labels = scales, norms, labels
+        cache._alive = np.ones(n, dtype=np.bool_)
+        cache._n, cache._dead = n, 0
+        return cache
+
+    def live_arrays(self) -> tuple[NDArray[Any], ...]:
+        """(matrix, labels, codes, scales, norms) of the live rows, in label order."""
+        n = self._n
+        arrays = (self._matrix, self._labels, self._codes, self._scales, self._norms)
+        if not self._dead:
+            return tuple(a[:n] for a in arrays)
+        keep = np.flatnonzero(self._alive[:n])
+        return tuple(a[keep] for a in arrays)
+
     def _allocate(self, capacity: int, dim: int) -> None:
         self._matrix = np.empty((capacity, dim), dtype=np.float32)
         self._codes = np.empty((capacity, dim), dtype=np.int8)

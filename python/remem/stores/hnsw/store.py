@@ -15,7 +15,7 @@ from remem.errors import BackendError, DuplicateIdError, NotFoundError
 from remem.models import CollectionInfo, VectorItem, VectorMatch
 from remem.stores.base.vector import VectorStoreBase, VectorWrite
 from remem.stores.filters import Filter, matches
-from remem.stores.hnsw import index_file, results
+from remem.stores.hnsw import index_file, results, scan_file
 from remem.stores.hnsw.config import HnswConfig
 from remem.stores.hnsw.index_search import Finish, approximate, exact
 from remem.stores.hnsw.loaded import Loaded
@@ -79,6 +79,7 @@ class HnswVectorStore(VectorStoreBase):
     def _open_sync(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         index_file.discard_temp_files(self.directory)
+        scan_file.discard_temp_scans(self.directory)
         path = self.directory / "vectors.duckdb"
         deadline = time.monotonic() + self.config.lock_timeout
         while True:
@@ -122,12 +123,20 @@ class HnswVectorStore(VectorStoreBase):
 
     def _flush_sync(self) -> None:
         for state in self._loaded.values():
+            row = state.row
             if state.dirty and state.index is not None:
-                row = state.row
                 index_file.save_index(
                     self.directory, row.cid, state.index, row.generation, len(state.label_of)
                 )
                 state.dirty = False
+            if (
+                state.scan is not None
+                and state.scan_saved != row.generation
+                and len(state.scan) >= scan_file.MIN_ROWS
+            ):
+                # The scan tier's snapshot, so the next open does not rebuild it (scan_file).
+                scan_file.save_scan(self.directory, row.cid, state.scan, row.generation)
+                state.scan_saved = row.generation
 
     async def _call(self, fn: Callable[[], T]) -> T:
         await self._ensure_open()
@@ -151,6 +160,7 @@ class HnswVectorStore(VectorStoreBase):
                 tables.reset_collection(row.cid, info)
             self._loaded.pop(info.name, None)
             index_file.remove_index(self.directory, row.cid)
+            scan_file.remove_scan(self.directory, row.cid)
             return tables.collection(info.name).info
         check_reopen(row.info, info.model_name, info.dimension, info.metric)
         return row.info
@@ -173,6 +183,7 @@ class HnswVectorStore(VectorStoreBase):
                 tables.drop_collection(row.cid)
             self._loaded.pop(name, None)
             index_file.remove_index(self.directory, row.cid)
+            scan_file.remove_scan(self.directory, row.cid)
 
         await self._call(run)
 
@@ -398,8 +409,13 @@ class HnswVectorStore(VectorStoreBase):
     def _scan_of(self, state: Loaded) -> ScanCache:
         if state.scan is None:
             row = state.row
-            vectors, labels = self._db().vectors(row.cid, row.info.dimension)
-            state.scan = ScanCache(for_metric(vectors, row.info.metric), labels)
+            dim, count = row.info.dimension, len(state.label_of)
+            state.scan = scan_file.load_scan(self.directory, row.cid, dim, row.generation, count)
+            if state.scan is not None:
+                state.scan_saved = row.generation
+            else:
+                vectors, labels = self._db().vectors(row.cid, dim)
+                state.scan = ScanCache(for_metric(vectors, row.info.metric), labels)
         return state.scan
 
     def _index_of(self, state: Loaded) -> Loaded:
