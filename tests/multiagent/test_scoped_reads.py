@@ -16,7 +16,7 @@ from remem.controller import (
     ExtractedRelationship,
     ExtractionResult,
 )
-from remem.errors import NotFoundError
+from remem.errors import InvalidArgumentError, NotFoundError, PolicyViolationError
 from remem.models import MemoryStage, ScoredMemory
 from remem.multiagent import MultiAgentMemoryController, private_scope
 
@@ -146,3 +146,23 @@ async def test_the_shared_scope_is_read_by_every_agent(
         assert "team" in {s.session_id for s in await multi.list_sessions(agent)}
         turns = await multi.recall(agent, QUERY, k=50, stages=[MemoryStage.EPISODIC])
         assert "Sharedmoth" in texts(turns)
+
+
+async def test_the_new_reads_and_record_turn_refuse_bad_input(
+    multi: MultiAgentMemoryController,
+) -> None:
+    with pytest.raises(PolicyViolationError, match="'nobody' is not registered"):
+        await multi.list_sessions("nobody")
+    with pytest.raises(PolicyViolationError, match="'nobody' is not registered"):
+        await multi.record_turn("nobody", "s1", "hi", "hello")
+    with pytest.raises(PolicyViolationError, match="'nobody' is not registered"):
+        await multi.search_text("nobody", "hi")
+    with pytest.raises(InvalidArgumentError, match="session"):
+        await multi.transcript("a", "")
+    with pytest.raises(InvalidArgumentError, match="PrimingConfig"):
+        await multi.prime("a", "s1", config="chat")  # type: ignore[arg-type]
+    # A session belongs to one scope: B cannot add turns to A's session.
+    await multi.record_turn("a", "sa", "hi", "hello")
+    with pytest.raises(InvalidArgumentError, match="sa"):
+        await multi.record_turn("b", "sa", "mine now", "no")
+    assert [e.user_message for e in await multi.transcript("a", "sa")] == ["hi"]
