@@ -46,19 +46,6 @@ async def test_keyed_facts_and_priming_stay_in_readable_scopes(
     assert "audited weekly" in " ".join(c.text for c in primed_a.candidates)
 
 
-async def test_turns_and_graph_of_the_controller_are_not_returned(
-    multi: MultiAgentMemoryController,
-) -> None:
-    # Written straight to the controller (unscoped transcript and graph): the wrapper's reads
-    # leave them out rather than show them to every agent.
-    await multi.controller.record_turn("s1", f"remember: {SECRET}", "noted")
-    await multi.controller.remember("the vault sits in zebra street", entities=["vault"])
-    assert await multi.recall("b", "vault code zebra") == []
-    primed = await multi.prime("b", "s2", config=PrimingConfig.chat_template())
-    assert primed.candidates == ()
-    assert primed.history == ()
-
-
 async def test_a_grant_opens_the_owner_scope_and_a_revoke_closes_it(
     multi: MultiAgentMemoryController,
 ) -> None:

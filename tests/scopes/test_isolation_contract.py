@@ -3,11 +3,13 @@
 One secret word is written in scope A through every write path — ``remember``,
 ``remember_many`` (a keyed fact too), ``record_turn`` and ``record_turns`` in sessions of A, a
 full-text note, a graph entity, a core block of A, A's companion (its turn, the facts and graph
-entities extracted from it) and the multi-agent wrapper for agent A. Then every read path runs
+entities extracted from it) and the multi-agent wrapper for agent A (a memory, a turn and the
+fact and entity extracted from it). Then every read path runs
 as B and as A: the controller's recall, recall_many, search_text, keyed_facts, prime,
 list_sessions and the transcripts of the sessions listed, graph entities, B's core blocks, B's
 companion prompt and its ``search_memory`` tool, the lifecycle preview, day summaries, the
-wrapper's reads for agent B, and the MemoryService reads (which REST and MCP translate) named
+wrapper's reads for agent B (recall, recall_many, prime, keyed facts, full-text search, its
+sessions and their transcripts), and the MemoryService reads (which REST and MCP translate) named
 for B. As B the secret must appear zero times; as A it must appear, so a check that could never
 see the secret fails instead of passing vacuously.
 
@@ -37,6 +39,7 @@ from remem.brains import Completion, ScriptedBrain, ToolCall
 from remem.companion import Companion, CompanionConfig
 from remem.consolidation import MemoryConsolidator
 from remem.context.priming import PrimingConfig
+from remem.controller import ExtractedEntity, ExtractedMemory, ExtractionResult
 from remem.errors import InvalidArgumentError, NotFoundError
 from remem.models import ManualClock, ScoredMemory
 from remem.multiagent import MultiAgentMemoryController
@@ -155,6 +158,17 @@ async def write(rt: remem.Runtime, a: str, b: str) -> World:
         for agent in agents:
             await multi.register_agent(agent)
     await multi.remember(agents[0], f"the agent vault word is {secret}")
+    turn = await multi.record_turn(agents[0], f"ma-{tag}", f"the agent door code is {secret}")
+    extracted = ExtractedMemory(
+        f"the agent door word is {secret}",
+        entities=(secret,),
+        subject="agent door",
+        attribute="word",
+        value=secret,
+    )
+    await c.apply_extraction(
+        ExtractionResult(entities=(ExtractedEntity(secret),), memories=(extracted,)), [turn]
+    )
 
     sb, cb = f"sb-{tag}", f"cb-{tag}"
     await c.record_turn(sb, "my favourite flower is the tulip", "lovely", namespace=b)
@@ -235,11 +249,34 @@ def reads(w: World) -> dict[str, Read]:
             out += [s.text for s in await episodic.get_day_summaries(session_id, namespace=ns)]
         return "\n".join(out)
 
-    async def multi_agent(ns: str) -> str:
-        agent = w.agents[0] if ns == w.a else w.agents[1]
-        hits = await w.multi.recall(agent, "agent vault word", k=50)
-        many = await w.multi.recall_many(agent, ["agent vault word", QUERY], k=50)
+    def agent_of(ns: str) -> str:
+        return w.agents[0] if ns == w.a else w.agents[1]
+
+    async def multi_agent_recall(ns: str) -> str:
+        hits = await w.multi.recall(agent_of(ns), "agent vault word", k=50)
+        many = await w.multi.recall_many(agent_of(ns), ["agent vault word", QUERY], k=50)
         return texts(hits) + "\n".join(texts(h) for h in many)
+
+    async def multi_agent_turns(ns: str) -> str:
+        turns = await w.multi.recall(agent_of(ns), "agent door code", k=50, stages=["episodic"])
+        return texts(turns)
+
+    async def multi_agent_prime(ns: str) -> str:
+        return repr(await w.multi.prime(agent_of(ns), w.session("multi"), config=everything))
+
+    async def multi_agent_keyed_facts(ns: str) -> str:
+        return "\n".join(f.text for f in await w.multi.keyed_facts(agent_of(ns)))
+
+    async def multi_agent_search_text(ns: str) -> str:
+        hits = await w.multi.search_text(agent_of(ns), w.secret, limit=50)
+        return "\n".join(h.text for h in hits)
+
+    async def multi_agent_sessions(ns: str) -> str:
+        out = []
+        for session in await w.multi.list_sessions(agent_of(ns)):
+            out.append(session.session_id)
+            out += [repr(e) for e in await w.multi.transcript(agent_of(ns), session.session_id)]
+        return "\n".join(out)
 
     async def service_reads(ns: str) -> str:
         out = [
@@ -270,7 +307,12 @@ def reads(w: World) -> dict[str, Read]:
         "companion prompt": companion_prompt,
         "companion search_memory tool": search_memory_tool,
         "day summaries": day_summaries,
-        "multi-agent wrapper": multi_agent,
+        "multi-agent recall": multi_agent_recall,
+        "multi-agent recall of turns": multi_agent_turns,
+        "multi-agent prime": multi_agent_prime,
+        "multi-agent keyed_facts": multi_agent_keyed_facts,
+        "multi-agent search_text": multi_agent_search_text,
+        "multi-agent sessions and transcripts": multi_agent_sessions,
         "MemoryService (REST/MCP)": service_reads,
     }
 

@@ -20,18 +20,21 @@ every recall hit as ``hit.record.provenance``.
 Rules (one home: this module and :mod:`remem.multiagent.policy`; the registry of agents and
 policies persists through :mod:`remem.multiagent.registry`):
 
-* **Reads** — ``recall``, ``recall_many``, ``keyed_facts`` and ``prime`` read only the scopes
-  the :class:`~remem.multiagent.VisibilityPolicy` lets the agent read: its own private scope,
-  the shared scope, and private scopes granted with :meth:`grant_read`. The scope filter is
-  pushed into the vector index and the record-store eligibility check (one ``where`` on the
-  namespace), so it is applied before the top-k, not after. Transcript turns and graph entities
-  are not scoped by today's stores, so the wrapper never returns them: recall reads memory
-  stages only and priming leaves out entities, known facts and earlier sessions.
-* **Writes** — ``remember`` writes the agent's private scope; ``shared=True`` writes the shared
-  scope if the :class:`~remem.multiagent.SharedWritePolicy` allows it (else
-  :class:`~remem.errors.PolicyViolationError`). The record's namespace is chosen here and only
-  here: a ``metadata`` entry claiming ``namespace``/``scope``/``shared`` is kept as data and
-  promotes nothing.
+* **Reads** — ``recall``, ``recall_many``, ``keyed_facts``, ``prime``, ``search_text``,
+  ``list_sessions`` and ``transcript`` read only the scopes the
+  :class:`~remem.multiagent.VisibilityPolicy` lets the agent read: its own private scope, the
+  shared scope, and private scopes granted with :meth:`grant_read`. The scope list goes down as
+  the controller's ``namespace=``, which pushes it into every index — the vector where, the
+  full-text index, the record-store eligibility check, the graph matcher and the transcript — so
+  it is applied before the top-k, not after. Recall returns every stage (memories, episodic
+  turns, graph hits) of those scopes; priming includes their graph entities, known facts and
+  earlier sessions.
+* **Writes** — ``remember`` writes the agent's private scope; ``shared=True`` writes the
+  shared scope if the :class:`~remem.multiagent.SharedWritePolicy` allows it (else
+  :class:`~remem.errors.PolicyViolationError`). ``record_turn`` writes a turn in the agent's
+  private scope (a session belongs to one scope; extraction from it writes there too). The
+  record's namespace is chosen here and only here: a ``metadata`` entry claiming
+  ``namespace``/``scope``/``shared`` is kept as data and promotes nothing.
 * **Handoff** — the only way from private to shared: :meth:`handoff` *moves* memories the agent
   owns (its private scope) into the shared scope: a shared copy with the original's text, kind
   and provenance (``parent_ids`` = the original's id; ``metadata["handed_off_by"]`` and
@@ -50,11 +53,19 @@ from dataclasses import replace
 from datetime import datetime
 
 from remem.blocks.store import BlockStore
-from remem.context import ContextCandidate, Priming, PrimingConfig, Section
-from remem.context.priming import Primer
+from remem.context import Priming, PrimingConfig
 from remem.controller import MemoryController
-from remem.errors import InvalidArgumentError, PolicyViolationError, shown
-from remem.models import MemoryKind, MemoryRecord, MemoryStage, ProvenanceMetadata, ScoredMemory
+from remem.errors import InvalidArgumentError, NotFoundError, PolicyViolationError, shown
+from remem.models import (
+    EpisodicHit,
+    MemoryKind,
+    MemoryRecord,
+    MemoryStage,
+    ProvenanceMetadata,
+    ScoredMemory,
+    TranscriptEntry,
+    TranscriptSession,
+)
 from remem.multiagent.policy import (
     PRIVATE_SCOPE_PREFIX,
     SharedWritePolicy,
@@ -64,12 +75,10 @@ from remem.multiagent.policy import (
 )
 from remem.multiagent.registry import BlockRegistry, Registry, RegistryState, known_agent
 from remem.scopes import check_namespace
+from remem.stores.transcript import check_session_id
 from remem.stores.vector import Where
 
 __all__ = ["MultiAgentMemoryController"]
-
-_MEMORY_STAGES = (MemoryStage.SHORT_TERM, MemoryStage.LONG_TERM)
-"""What the wrapper recalls by default: memories, not the (unscoped) episodic turns."""
 
 
 class MultiAgentMemoryController:
@@ -302,6 +311,27 @@ class MultiAgentMemoryController:
             metadata=metadata,
         )
 
+    async def record_turn(
+        self,
+        agent_id: str,
+        session_id: str,
+        user_message: str = "",
+        assistant_message: str = "",
+        *,
+        metadata: Mapping[str, object] | None = None,
+    ) -> TranscriptEntry:
+        """Record a turn of ``agent_id``'s session ``session_id`` in its private scope (the
+        session is created there if new; one of another scope raises InvalidArgumentError).
+        Extraction from the turn writes the agent's private scope too."""
+        self._known(agent_id)
+        return await self._controller.record_turn(
+            session_id,
+            user_message,
+            assistant_message,
+            metadata=metadata,
+            namespace=private_scope(agent_id),
+        )
+
     async def handoff(
         self,
         agent_id: str,
@@ -373,11 +403,21 @@ class MultiAgentMemoryController:
         *,
         k: int = 10,
         kinds: Sequence[MemoryKind | str] | None = None,
+        stages: Sequence[MemoryStage | str] | None = None,
+        session_id: str | None = None,
         include_decayed: bool = False,
     ) -> list[ScoredMemory]:
-        """The ``k`` best memories for ``query`` among the scopes ``agent_id`` may read."""
+        """The ``k`` best memories for ``query`` among the scopes ``agent_id`` may read: every
+        stage (memories, episodic turns, graph hits) unless ``stages`` names some, as
+        :meth:`MemoryController.recall`."""
         results = await self.recall_many(
-            agent_id, [query], k=k, kinds=kinds, include_decayed=include_decayed
+            agent_id,
+            [query],
+            k=k,
+            kinds=kinds,
+            stages=stages,
+            session_id=session_id,
+            include_decayed=include_decayed,
         )
         return results[0]
 
@@ -388,6 +428,8 @@ class MultiAgentMemoryController:
         *,
         k: int = 10,
         kinds: Sequence[MemoryKind | str] | None = None,
+        stages: Sequence[MemoryStage | str] | None = None,
+        session_id: str | None = None,
         include_decayed: bool = False,
     ) -> list[list[ScoredMemory]]:
         """``recall`` for many queries of one agent (one embedding batch)."""
@@ -403,7 +445,16 @@ class MultiAgentMemoryController:
                     f"kinds {shown(kinds)} names an unknown kind; use "
                     f"{', '.join(m.value for m in MemoryKind)}"
                 ) from None
-        return await self._recall_in_scopes(scopes, queries, k, where, include_decayed)
+        filters: Where | None = where if where else None
+        return await self._controller.recall_many(
+            queries,
+            k=k,
+            stages=stages,
+            session_id=session_id,
+            namespace=list(scopes),
+            filters=filters,
+            include_decayed=include_decayed,
+        )
 
     async def keyed_facts(
         self,
@@ -415,15 +466,13 @@ class MultiAgentMemoryController:
     ) -> list[MemoryRecord]:
         """Keyed facts in the scopes ``agent_id`` may read, ordered like
         :meth:`MemoryController.keyed_facts` (key, then validity time)."""
-        out: list[MemoryRecord] = []
-        for scope in self.readable_scopes(agent_id):
-            out += await self._controller.keyed_facts(
-                subjects=subjects,
-                attributes=attributes,
-                namespace=scope,
-                include_superseded=include_superseded,
-            )
-        return sorted(out, key=_keyed_order)
+        facts = await self._controller.keyed_facts(
+            subjects=subjects,
+            attributes=attributes,
+            namespace=list(self.readable_scopes(agent_id)),
+            include_superseded=include_superseded,
+        )
+        return sorted(facts, key=_keyed_order)
 
     async def prime(
         self,
@@ -433,25 +482,67 @@ class MultiAgentMemoryController:
         now: datetime | None = None,
         config: PrimingConfig | None = None,
     ) -> Priming:
-        """Priming for ``agent_id``'s session: insights and summaries of its readable scopes,
-        cut to ``config``'s limits and token budget. Graph entities, known facts and earlier
-        sessions are left out: today's graph and transcript are not scoped."""
+        """Priming for ``agent_id``'s session, drawn from its readable scopes only: graph
+        entities and their known facts, insights, summaries and earlier sessions' last turns,
+        cut to ``config``'s (default: the controller's) limits and token budget."""
         scopes = self.readable_scopes(agent_id)
-        cfg = config if config is not None else self._controller.priming
-        if not isinstance(cfg, PrimingConfig):
-            raise InvalidArgumentError(f"config must be a PrimingConfig, got {type(cfg).__name__}")
-        at = now if now is not None else self._controller.clock.now()
-        # Each scope is primed within the whole budget, then the union is cut to it once more.
-        unscoped_off = replace(cfg, top_entities=0, max_known_facts=0, previous_sessions=0)
-        insights: list[ContextCandidate] = []
-        summaries: list[ContextCandidate] = []
-        for scope in scopes:
-            primed = await self._controller.prime(
-                session_id, now=at, config=unscoped_off, namespace=scope
+        if config is not None and not isinstance(config, PrimingConfig):
+            raise InvalidArgumentError(
+                f"config must be a PrimingConfig, got {type(config).__name__}"
             )
-            for c in primed.candidates:
-                (insights if c.section is Section.INSIGHTS else summaries).append(c)
-        return Primer(unscoped_off).prime(now=at, insights=insights, summaries=summaries)
+        return await self._controller.prime(
+            session_id, now=now, config=config, namespace=list(scopes)
+        )
+
+    async def list_sessions(self, agent_id: str) -> list[TranscriptSession]:
+        """The sessions of the scopes ``agent_id`` may read, oldest first."""
+        return await self._controller.list_sessions(namespace=list(self.readable_scopes(agent_id)))
+
+    async def transcript(
+        self,
+        agent_id: str,
+        session_id: str,
+        *,
+        since_turn: int | None = None,
+        limit: int | None = None,
+    ) -> list[TranscriptEntry]:
+        """The turns of ``session_id`` (after ``since_turn``, at most ``limit``), oldest first.
+        NotFoundError unless the session is in a scope ``agent_id`` may read; a session of
+        another scope is reported exactly like a missing one."""
+        scopes = self.readable_scopes(agent_id)
+        check_session_id(session_id)
+        stores = await self._controller.settled()
+        transcript = stores.transcript
+        missing = NotFoundError(
+            f"there is no session {session_id!r} that agent {agent_id!r} may read; list them "
+            "with list_sessions"
+        )
+        if transcript is None:
+            raise missing
+        try:
+            session = await transcript.get_session(session_id)
+        except NotFoundError:
+            raise missing from None
+        if session.namespace not in scopes:
+            raise missing
+        return await transcript.get_entries(session_id, since_turn=since_turn, limit=limit)
+
+    async def search_text(
+        self,
+        agent_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+    ) -> list[EpisodicHit]:
+        """Full-text hits (turns and memory notes) for ``query`` in the scopes ``agent_id`` may
+        read, best first."""
+        return await self._controller.search_text(
+            query,
+            namespace=list(self.readable_scopes(agent_id)),
+            limit=limit,
+            session_id=session_id,
+        )
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -485,27 +576,6 @@ class MultiAgentMemoryController:
                 f"source must be a string and confidence a number in 0..1, got "
                 f"{shown(source)} and {shown(confidence)}"
             ) from exc
-
-    async def _recall_in_scopes(
-        self,
-        scopes: Sequence[str],
-        queries: Sequence[str],
-        k: int,
-        where: Mapping[str, object],
-        include_decayed: bool,
-    ) -> list[list[ScoredMemory]]:
-        """The one place a scoped read reaches the controller: the scopes go down as
-        ``namespace=`` (pushed into every index); a caller's ``where`` naming another namespace
-        only narrows it further, never widens it."""
-        filters: Where | None = dict(where) if where else None
-        return await self._controller.recall_many(
-            queries,
-            k=k,
-            stages=_MEMORY_STAGES,
-            namespace=list(scopes),
-            filters=filters,
-            include_decayed=include_decayed,
-        )
 
 
 def _keyed_order(record: MemoryRecord) -> tuple[str, str, datetime]:
