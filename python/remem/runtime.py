@@ -319,11 +319,13 @@ class Runtime:
                 access=tracker,
             ),
             extractor=self.extractor,
-            # A multi-scope runtime makes its controller refuse unscoped reads and writes.
-            config=cfg.controller
-            if cfg.scopes == "single"
-            else dataclasses.replace(cfg.controller, scopes="multi"),
-            priming=cfg.priming,
+            # RuntimeConfig.priming ([memory.priming]) is the controller's; a multi-scope
+            # runtime makes its controller refuse unscoped reads and writes.
+            config=dataclasses.replace(
+                cfg.controller,
+                priming=cfg.priming,
+                scopes="multi" if cfg.scopes != "single" else cfg.controller.scopes,
+            ),
             clock=self.clock,
         )
         self._closers.append(self._controller)

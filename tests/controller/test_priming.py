@@ -5,6 +5,7 @@ Real embedded stores (a Runtime in tmp_path); each test would fail if the field 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,7 +17,7 @@ import remem
 from remem.brains import ScriptedBrain
 from remem.companion import Companion, CompanionConfig
 from remem.context import Priming, PrimingConfig, Section
-from remem.controller import ExtractedRelationship, ExtractionResult
+from remem.controller import ControllerConfig, ExtractedRelationship, ExtractionResult
 from remem.errors import ConfigError, InvalidArgumentError
 from remem.models import ManualClock, MemoryKind
 from remem.runtime_config import RuntimeConfig
@@ -115,6 +116,39 @@ async def test_the_controllers_priming_is_the_default(tmp_path: Path, clock: Man
         own = Companion(ScriptedBrain(default="ok"), rt, config=CompanionConfig(priming=BASE))
         prompt = await own.build_prompt("hello", session_id="s2")
         assert "Ada sleeps badly" in prompt.section_text("insights")
+
+
+async def test_the_priming_default_lives_in_the_controller_config(
+    runtime: remem.Runtime,
+) -> None:
+    """MemoryController has no ``priming=`` parameter: ``ControllerConfig.priming`` is the
+    default of prime(); ``from_parts(priming=)`` folds into it; a runtime sets it from
+    ``RuntimeConfig.priming``."""
+    stores = await runtime.controller.settled()
+    quiet = BASE.merged({"max_insights": 0})
+    built = remem.MemoryController(
+        stores,
+        runtime.controller.collection_manager,
+        config=ControllerConfig(priming=quiet),
+    )
+    assert built.priming == built.config.priming == quiet
+    assert _texts(await built.prime("s"), Section.INSIGHTS) == []
+    assert len(_texts(await runtime.controller.prime("s"), Section.INSIGHTS)) > 0
+    legacy = remem.MemoryController.from_parts(
+        stores.vectors,
+        stores.graph,
+        stores.episodic,
+        runtime.controller.collection_manager,
+        record_store=stores.records,
+        config=ControllerConfig(candidates=40),
+        priming=quiet,
+    )
+    assert (legacy.priming, legacy.config.candidates) == (quiet, 40)
+    params = inspect.signature(remem.MemoryController).parameters
+    assert "priming" not in params
+    assert len(params) <= 8
+    with pytest.raises(ConfigError, match="priming must be a PrimingConfig"):
+        ControllerConfig(priming={"max_insights": 0})  # type: ignore[arg-type]
 
 
 async def test_prime_checks_its_arguments(runtime: remem.Runtime) -> None:

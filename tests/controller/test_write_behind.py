@@ -70,6 +70,8 @@ async def test_every_reader_sees_a_journaled_write(tmp_path: Path) -> None:
 
 async def test_closing_applies_everything(tmp_path: Path) -> None:
     async with Runtime.open(tmp_path / "m") as rt:
+        # Through the runtime's quiescence gate, the port names the journal it wraps.
+        assert rt.controller.writes.journal is journal_of(rt)
         journal_of(rt).max_delay = 60.0
         ids = [(await rt.controller.remember(f"fact number {i}")).id for i in range(5)]
         await rt.controller.record_turn("s", "hello", "hi")
@@ -263,6 +265,15 @@ async def test_a_hand_built_controller_reads_its_journaled_writes(tmp_path: Path
     try:
         c = MemoryController.from_parts(
             vectors, graph, episodic, collections, record_store=records, writes=writes
+        )
+        # The journal is an explicit attribute of every write port (None when direct).
+        assert c.write_behind is writes.journal
+        assert direct.journal is None
+        assert (
+            MemoryController.from_parts(
+                vectors, graph, episodic, collections, record_store=records, writes=direct
+            ).write_behind
+            is None
         )
         writes.journal.max_delay = 60.0
         turn = await c.record_turn("s", "I found a map of Lisbon from 1755", "")

@@ -49,6 +49,7 @@ from datetime import datetime
 from itertools import pairwise
 
 from remem.models import MemoryRecord, Relationship
+from remem.models.keyed_facts import normalize_key_part
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,7 @@ def fact_key(record: MemoryRecord) -> tuple[str, str, str] | None:
     subject, attribute = record.metadata.get("subject"), record.metadata.get("attribute")
     if subject is None or attribute is None:
         return None
-    return (record.namespace, str(subject).strip().lower(), str(attribute).strip().lower())
+    return (record.namespace, normalize_key_part(subject), normalize_key_part(attribute))
 
 
 def fact_value(record: MemoryRecord) -> str | None:

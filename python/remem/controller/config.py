@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from remem.context.priming import PrimingConfig
 from remem.controller.stages.config import RecallStagesConfig
 from remem.errors import ConfigError
 from remem.lifecycle import DecayConfig, InclusionScorerConfig
@@ -163,7 +164,10 @@ class ControllerConfig:
     (``DecayCalculator.reinforce``). ``scopes``: ``"single"`` (default) lets a read without
     ``namespace=`` see every scope, as before scopes existed; ``"multi"`` (a controller serving
     several users or agents) refuses such a read, and a write without a namespace, with
-    :class:`~remem.errors.ScopeRequiredError` (see :mod:`remem.scopes`).
+    :class:`~remem.errors.ScopeRequiredError` (see :mod:`remem.scopes`). ``priming``: what
+    :meth:`MemoryController.prime` starts from unless a call names a config (default
+    :meth:`PrimingConfig.controller_fallback`, which primes from no previous sessions; a
+    :class:`remem.Runtime` sets it from ``RuntimeConfig.priming``).
     """
 
     fusion: FusionConfig = field(default_factory=FusionConfig)
@@ -174,6 +178,7 @@ class ControllerConfig:
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     max_k: int = 1_000
     scopes: ScopeMode = "single"
+    priming: PrimingConfig = field(default_factory=PrimingConfig.controller_fallback)
 
     def __post_init__(self) -> None:
         if self.scopes not in ("single", "multi"):
@@ -185,3 +190,9 @@ class ControllerConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be an integer ≥ 1, got {value!r}")
+        if not isinstance(self.priming, PrimingConfig):
+            raise ConfigError(
+                f"priming must be a PrimingConfig, got {type(self.priming).__name__}; "
+                "build one with PrimingConfig(...) or a preset such as "
+                "PrimingConfig.controller_fallback()"
+            )

@@ -33,7 +33,8 @@ all) and pushes it into each index; a session's turns are in its namespace. With
 without ``namespace=`` raises :class:`~remem.errors.ScopeRequiredError`.
 
 Priming: :meth:`MemoryController.prime` (:mod:`remem.controller.priming`), with the
-``priming=`` config (default :meth:`PrimingConfig.controller_fallback`) unless a call names one.
+``ControllerConfig.priming`` (default :meth:`PrimingConfig.controller_fallback`) unless a call
+names one.
 
 Where each concept lives: construction and lifecycle here; the write API (turns, extraction,
 memories) in :mod:`remem.controller.write_api`; the read API (recall, keyed facts, priming,
@@ -46,6 +47,7 @@ memory writes :mod:`remem.controller.writes`; extraction
 
 from __future__ import annotations
 
+import dataclasses
 from types import TracebackType
 from typing import Self
 
@@ -85,23 +87,22 @@ class MemoryController(WriteAPI, ReadAPI):
         graph: GraphServices | None = None,
         extractor: Extractor | None = None,
         config: ControllerConfig | None = None,
-        priming: PrimingConfig | None = None,
         clock: Clock | None = None,
         telemetry: Telemetry | None = None,
     ) -> None:
         """``stores`` and ``collections`` (built on ``stores.vectors``); ``writes`` the write
         port (default: direct writes on the bundle); ``graph`` the resolver, the graph retriever
-        and the access counter (default: a resolver only); ``priming`` the default of
+        and the access counter (default: a resolver only); ``config.priming`` the default of
         :meth:`prime`."""
         graph = graph if graph is not None else GraphServices()
         self._stores = stores
         self.collection_manager = collections
         self.telemetry = telemetry
-        # The controller's fallback primes from no previous sessions (see PrimingConfig presets).
-        self.priming = priming if priming is not None else PrimingConfig.controller_fallback()
         self.access_tracker: AccessTracker | None = graph.access
         self.graph_scorer: GraphScorer | None = graph.scorer
         self.config = config if config is not None else ControllerConfig()
+        # The default of prime(): the config's (see PrimingConfig presets).
+        self.priming: PrimingConfig = self.config.priming
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.extractor = extractor
         parts = wire(
@@ -152,7 +153,8 @@ class MemoryController(WriteAPI, ReadAPI):
     ) -> MemoryController:
         """The Friday signature: the stores one by one (``vector_store``, ``graph_store``,
         ``episodic_store``, ``collection_manager``, and the record store, required here), the
-        graph collaborators one by one. Equal to bundling them yourself::
+        graph collaborators one by one, ``priming`` folded into ``config.priming``. Equal to
+        bundling them yourself::
 
             MemoryController.from_parts(vectors, graph, episodic, collections,
                                         record_store=records, transcript_store=transcript)
@@ -167,6 +169,10 @@ class MemoryController(WriteAPI, ReadAPI):
             vectors=vector_store,
             transcript=transcript_store,
         )
+        if priming is not None:
+            config = dataclasses.replace(
+                config if config is not None else ControllerConfig(), priming=priming
+            )
         return cls(
             stores,
             collection_manager,
@@ -174,7 +180,6 @@ class MemoryController(WriteAPI, ReadAPI):
             graph=GraphServices(entity_resolver, graph_scorer, access_tracker),
             extractor=extractor,
             config=config,
-            priming=priming,
             clock=clock,
             telemetry=telemetry,
         )
@@ -195,9 +200,9 @@ class MemoryController(WriteAPI, ReadAPI):
     @property
     def write_behind(self) -> WriteBehind | None:
         """The write-behind journal, when the write port is journaled."""
-        # Through a wrapper too (the Runtime's quiescence gate exposes the journal it wraps).
-        journal = getattr(self.writes, "journal", None)
-        return journal if isinstance(journal, WriteBehind) else None
+        # Every port says (WritePort.journal); a wrapper such as the Runtime's quiescence gate
+        # passes on the journal of the port it wraps.
+        return self.writes.journal
 
     # -- lifecycle ------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from remem.controller.extraction_queue import ExtractionBatch
 from remem.errors import InvalidArgumentError
 from remem.graph import EntityResolver, ResolvedEntity
 from remem.models import MemoryRecord, ProvenanceMetadata, Relationship
+from remem.models.keyed_facts import normalize_key_part
 from remem.stores.graph import GraphStore
 
 Remember = Callable[..., Awaitable[MemoryRecord]]
@@ -30,8 +31,8 @@ def fact_key(memory: ExtractedMemory) -> dict[str, object]:
     if not memory.subject or not memory.attribute:
         return {}
     key: dict[str, object] = {
-        "subject": memory.subject.strip().lower(),
-        "attribute": memory.attribute.strip().lower(),
+        "subject": normalize_key_part(memory.subject),
+        "attribute": normalize_key_part(memory.attribute),
     }
     if memory.value is not None:
         key["value"] = memory.value

@@ -17,8 +17,8 @@ from remem.errors import InputError, InvalidArgumentError, NotFoundError, shown
 from remem.models import TranscriptEntry, TranscriptSession, check_text, require_aware
 from remem.scopes import DEFAULT_NAMESPACE
 from remem.stores.episodic import EpisodicStore
+from remem.stores.shared.vector_input import check_id
 from remem.stores.transcript import MAX_INT64, TranscriptStore
-from remem.stores.vector_input import check_id
 from remem.writebehind import WritePort
 
 

@@ -54,7 +54,7 @@ from remem.models import (
 )
 from remem.staging import STAGED, CollectionManager
 from remem.stores.records import RecordStore
-from remem.stores.vector_input import check_id, check_norms
+from remem.stores.shared.vector_input import check_id, check_norms
 from remem.writebehind import WritePort
 
 MAX_TEXT_CHARS = 1_000_000

@@ -52,7 +52,7 @@ from remem.models import Clock, MemoryRecord, MemoryStage, SystemClock, require_
 from remem.staging import STAGED, CollectionManager
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.records import RecordStore
-from remem.stores.vector_input import check_id
+from remem.stores.shared.vector_input import check_id
 
 __all__ = ["LifecycleManager"]
 

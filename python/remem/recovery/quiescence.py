@@ -174,8 +174,7 @@ class GatedWrites:
     @property
     def journal(self) -> WriteBehind | None:
         """The write-behind journal of the wrapped port, if it is journaled."""
-        journal = getattr(self.inner, "journal", None)
-        return journal if isinstance(journal, WriteBehind) else None
+        return self.inner.journal
 
     async def append_turns(
         self, entries: Sequence[TranscriptEntry], *, confirm: bool = False

@@ -42,6 +42,7 @@ class DirectWrites:
     """Writes turns and memories to the stores now (see the module docstring)."""
 
     journaled = False
+    journal: None = None  # no write-behind journal: every write is in the stores on return
 
     def __init__(
         self,

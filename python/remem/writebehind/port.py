@@ -46,13 +46,16 @@ stored, or wholly undone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from remem.failures import FailureLog
 from remem.models import MemoryRecord, TranscriptEntry
+
+if TYPE_CHECKING:
+    from remem.writebehind.journal import WriteBehind
 
 
 class WritePort(Protocol):
@@ -66,6 +69,12 @@ class WritePort(Protocol):
     @property
     def journaled(self) -> bool:
         """Whether an acknowledged write may not be in the stores yet (reads must wait)."""
+        ...
+
+    @property
+    def journal(self) -> WriteBehind | None:
+        """The write-behind journal this port writes through; None for a direct port (the
+        default: :class:`~remem.writebehind.direct.DirectWrites` sets ``journal = None``)."""
         ...
 
     async def append_turns(

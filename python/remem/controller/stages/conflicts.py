@@ -24,6 +24,7 @@ from datetime import datetime
 
 from remem.errors import ConfigError
 from remem.extraction.vocabulary import SINGLE_VALUED
+from remem.models.keyed_facts import normalize_key_part
 
 __all__ = ["ConflictConfig", "Keyed", "resolve_conflicts"]
 
@@ -63,9 +64,9 @@ def _fact(meta: Mapping[str, object]) -> tuple[str, str] | None:
     """(subject, attribute) of a keyed fact of a single-valued attribute, else None."""
     subject, attribute = meta.get("subject"), meta.get("attribute")
     if isinstance(subject, str) and isinstance(attribute, str) and "value" in meta:
-        attribute = attribute.strip().lower()
+        attribute = normalize_key_part(attribute)
         if attribute in SINGLE_VALUED:
-            return subject.strip().lower(), attribute
+            return normalize_key_part(subject), attribute
     return None
 
 

@@ -6,7 +6,7 @@ collection (its name, the ids, ``k``, the filter) here, before the backend touch
 message, for the same bad input, whether or not the collection exists. What needs the
 collection (the vectors' dimension, the documents and metadata per id) is checked by the
 backend, inside its own read of the collection, through :meth:`VectorWrite.batch` and
-:func:`~remem.stores.vector_input.prepare_queries`.
+:func:`~remem.stores.shared.vector_input.prepare_queries`.
 
 ``query_ids`` is an optional ability with a default (``query`` without the payload); hnswlib
 and pgvector override it with a search that reads no documents or metadata.
@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 from remem.models import CollectionInfo, Metric, VectorItem, VectorMatch
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.filters import Filter, parse_where
+from remem.stores.shared.vector_input import Batch, batch_of, check_collection, check_ids, check_k
 from remem.stores.vector import ScoredId, Where
-from remem.stores.vector_input import Batch, batch_of, check_collection, check_ids, check_k
 
 Vectors = NDArray[np.float32] | Sequence[Sequence[float]]
 Queries = NDArray[np.float32] | Sequence[float] | Sequence[Sequence[float]]

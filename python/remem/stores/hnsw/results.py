@@ -17,8 +17,8 @@ from typing import Any
 from remem.models import VectorMatch
 from remem.models.base import trusted
 from remem.stores.hnsw.loaded import Loaded, Row
+from remem.stores.shared.vector_input import ranked, ranked_ids
 from remem.stores.vector import ScoredId
-from remem.stores.vector_input import ranked, ranked_ids
 
 ROW_CACHE_LIMIT = 200_000
 """Most (id, document, metadata) rows a loaded collection keeps to answer queries from memory."""

@@ -21,15 +21,15 @@ from remem.stores.hnsw.index_search import Finish, approximate, exact
 from remem.stores.hnsw.loaded import Loaded
 from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import VectorTables
-from remem.stores.shared.worker import BlockingWorker
-from remem.stores.vector import ScoredId
-from remem.stores.vector_input import (
+from remem.stores.shared.vector_input import (
     Batch,
     check_collection,
     check_reopen,
     for_metric,
     prepare_queries,
 )
+from remem.stores.shared.worker import BlockingWorker
+from remem.stores.vector import ScoredId
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -22,7 +22,7 @@ from remem.errors import BackendError, NotFoundError
 from remem.models import CollectionInfo, Metric
 from remem.stores.filters import Filter
 from remem.stores.shared.filter_sql import compile_duckdb
-from remem.stores.vector_input import Batch, check_collection
+from remem.stores.shared.vector_input import Batch, check_collection
 
 SCHEMA_VERSION = 1
 _BOUND_ROWS = 8

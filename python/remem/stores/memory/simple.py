@@ -26,8 +26,8 @@ from remem.errors import InvalidArgumentError, NotFoundError, ShapeError, shown
 from remem.models import Metric, VectorItem, check_metadata, check_text
 from remem.stores.base.lifecycle import StoreLifecycle, StoreState
 from remem.stores.memory.vector import MemoryVectorStore
+from remem.stores.shared.vector_input import as_matrix
 from remem.stores.vector import VectorStore, Where
-from remem.stores.vector_input import as_matrix
 
 
 class EmbeddingFunction(Protocol):

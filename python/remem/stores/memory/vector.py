@@ -18,7 +18,7 @@ from remem.models.metadata import Scalar
 from remem.stores.base.lifecycle import StoreState
 from remem.stores.base.vector import VectorStoreBase, VectorWrite
 from remem.stores.filters import Filter, matches
-from remem.stores.vector_input import (
+from remem.stores.shared.vector_input import (
     Batch,
     check_reopen,
     for_metric,

@@ -26,8 +26,7 @@ from remem.stores.postgres.vector_schema import (
     PgVectorConfig,
 )
 from remem.stores.shared.filter_sql import compile_postgres
-from remem.stores.vector import ScoredId
-from remem.stores.vector_input import (
+from remem.stores.shared.vector_input import (
     Batch,
     batch_of,
     check_collection,
@@ -36,6 +35,7 @@ from remem.stores.vector_input import (
     for_metric,
     prepare_queries,
 )
+from remem.stores.vector import ScoredId
 
 __all__ = ["MIGRATIONS", "LoadBatch", "PgVectorConfig", "PgVectorStore"]
 
@@ -452,5 +452,5 @@ class PgVectorStore(VectorStoreBase):
 
 
 def _ranked_rows(rows: list[tuple[Any, ...]], k: int) -> list[tuple[Any, ...]]:
-    """:func:`~remem.stores.vector_input.ranked` over ``(id, score, ...)`` rows."""
+    """:func:`~remem.stores.shared.vector_input.ranked` over ``(id, score, ...)`` rows."""
     return sorted(rows, key=lambda r: (-r[1], r[0]))[:k]

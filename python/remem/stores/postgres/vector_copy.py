@@ -8,7 +8,7 @@ import struct
 import numpy as np
 from numpy.typing import NDArray
 
-from remem.stores.vector_input import Batch
+from remem.stores.shared.vector_input import Batch
 
 
 def vector_text(vector: NDArray[np.float32]) -> str:

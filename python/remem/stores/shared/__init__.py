@@ -1,1 +1,2 @@
-"""Parts the store backends share: argument checks, row codecs, filters, text normalisation."""
+"""Parts the store backends share: argument checks (records, graph; vectors in
+`vector_input`), row codecs, filters, text normalisation."""
