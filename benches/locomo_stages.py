@@ -34,7 +34,9 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
 * ``--new``: the default, the best row of each of the three stages below, both feedback stages
   together, and the default again (so its latency is measured at both ends of the run);
 * ``--pieces N``: only the default row, with each turn longer than N words also stored per
-  sentence (:mod:`remem.embeddings.pieces`; ``--pieces 0``: the same row without, to compare);
+  sentence (:mod:`remem.embeddings.pieces`; ``--pieces 0``: the same row without, to compare;
+  ``--context``: also each turn with the previous one as a piece; ``--vector-factors 2,3``:
+  also the row with the vector retriever searched that many times deeper, issue #14's lever 3);
 * ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
   :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
   the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
@@ -153,12 +155,16 @@ def _line(name: str, m: dict[str, float]) -> str:
     )
 
 
-async def _add_pieces(conv: IngestedConversation, config: PiecesConfig) -> int:
+async def _add_pieces(
+    conv: IngestedConversation, config: PiecesConfig | None, context: bool = False
+) -> int:
     """Store each long turn's sentence pieces as extra notes keyed (``dia_id``) to the turn.
 
     A piece is a note of its own (its vector and its words), dated like its turn's session;
     ``retrieve`` keeps a dia_id at its first (best) hit, so a turn ranks by the max over its
-    pieces and its whole. Returns the number of pieces written."""
+    pieces and its whole. ``context``: each turn after the first of its session also gets one
+    piece of the previous turn's text and its own (the question it answers, issue #14's lever
+    2). Returns the number of pieces written."""
     controller = conv.runtime.controller
     sample = conv.conversation.sample_id
     seen: set[str] = set()
@@ -166,11 +172,16 @@ async def _add_pieces(conv: IngestedConversation, config: PiecesConfig) -> int:
     for session in conv.conversation.sessions:
         conv.clock.set(session.date_time)
         specs: list[MemorySpec] = []
+        previous = ""
         for turn in session.turns:
             if turn.dia_id in seen:
                 continue
             seen.add(turn.dia_id)
-            for i, piece in enumerate(split_pieces(turn.content(), config)):
+            pieces = split_pieces(turn.content(), config) if config is not None else []
+            if context and previous:
+                pieces.append(f"{previous} {turn.content()}")
+            previous = turn.content()
+            for i, piece in enumerate(pieces):
                 specs.append(
                     MemorySpec(
                         piece,
@@ -287,6 +298,16 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "--new", action="store_true", help="the default and the best row of each new stage"
     )
     parser.add_argument(
+        "--vector-factors",
+        default="",
+        help="with --pieces: also rows with prior_depth.vector_factor at each of these (2,3)",
+    )
+    parser.add_argument(
+        "--context",
+        action="store_true",
+        help="with --pieces: also store each turn with the previous one as a piece",
+    )
+    parser.add_argument(
         "--pieces",
         type=int,
         default=None,
@@ -312,8 +333,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
     turns = sum(c.turns for c in convs)
     print(f"ingested {turns} turns in {time.perf_counter() - ingest_start:.1f} s", flush=True)
     started = time.perf_counter()
-    if args.pieces:
-        n_pieces = sum([await _add_pieces(c, PiecesConfig(True, args.pieces)) for c in convs])
+    if args.pieces or args.context:
+        split = PiecesConfig(True, args.pieces) if args.pieces else None
+        n_pieces = sum([await _add_pieces(c, split, args.context) for c in convs])
         print(f"pieces: {n_pieces} for {turns} turns in {time.perf_counter() - started:.1f} s")
     try:
         print(
@@ -348,7 +370,12 @@ async def main(argv: Sequence[str] | None = None) -> int:
         weights = dict(fitted_weights(model))
         if args.pieces is not None:
             label = f"+pieces >{args.pieces} words" if args.pieces else "default (no pieces)"
+            label = f"{label}{' +context' if args.context else ''}"
             await run(label, best, features=weights)
+            for factor in [int(f) for f in args.vector_factors.split(",") if f]:
+                deeper = dataclasses.replace(best.prior_depth, vector_factor=factor)
+                trial = dataclasses.replace(best, prior_depth=deeper)
+                await run(f"{label} vector_factor={factor}", trial, features=weights)
             return 0
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))

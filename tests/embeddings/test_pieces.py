@@ -77,3 +77,20 @@ async def test_pieces_are_stored_keyed_to_their_turn_and_recalled_as_it(tmp_path
         assert len(ranked) == len(set(ranked))  # the turn, its memory and pieces: one dia_id
     finally:
         await ingested.runtime.aclose()
+
+
+async def test_context_pieces_pair_each_turn_with_the_previous_one(tmp_path: Path) -> None:
+    [conv] = load_locomo(write_dataset(tmp_path / "data", conversations=1))
+    ingested = await ingest_conversation(conv, tmp_path / "mem")
+    try:
+        written = await _add_pieces(ingested, None, context=True)
+        # One piece per turn but the first of each session.
+        assert written == sum(len(s.turns) - 1 for s in conv.sessions)
+        first, second = conv.sessions[0].turns[:2]
+        hits = await ingested.runtime.controller.recall(second.content(), k=10)
+        context = [h for h in hits if h.record.id == f"conv-0/{second.dia_id}/piece0"]
+        assert context, "the context piece of the session's second turn is recalled"
+        assert context[0].record.text == f"{first.content()} {second.content()}"
+        assert context[0].record.metadata["dia_id"] == second.dia_id
+    finally:
+        await ingested.runtime.aclose()
