@@ -8,8 +8,9 @@ words is joined to the next), each prefixed with the text's ``prefix`` (a LoCoMo
 vector whose metadata names its turn; ranking by the turn's first (best) hit is the max over
 its pieces and its whole.
 
-Off by default: measured on the LoCoMo dev split (README stage table, ``benches/locomo_stages.py
---pieces``), it did not clearly help.
+Used by ``benches/locomo_stages.py --pieces N`` only, not by the controller's turn path:
+measured on the LoCoMo dev split (README, the semantic-candidates table) no threshold gained
+1 R@10 without costing multi-hop, so it is not wired into ``ControllerConfig``.
 """
 
 from __future__ import annotations
