@@ -33,6 +33,10 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   at each row of :data:`SESSIONS`;
 * ``--new``: the default, the best row of each of the three stages below, both feedback stages
   together, and the default again (so its latency is measured at both ends of the run);
+* ``--pieces N``: only the default row, with each turn longer than N words also stored per
+  sentence (:mod:`remem.embeddings.pieces`; ``--pieces 0``: the same row without, to compare;
+  ``--context``: also each turn with the previous one as a piece; ``--vector-factors 2,3``:
+  also the row with the vector retriever searched that many times deeper, issue #14's lever 3);
 * ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
   :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
   the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
@@ -52,6 +56,7 @@ import dataclasses
 import json
 import statistics
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,7 +70,9 @@ from remem.controller.stages import (
     RecallStagesConfig,
     SessionConfig,
 )
+from remem.controller.writes import MemorySpec
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
+from remem.embeddings.pieces import PiecesConfig, split_pieces
 from remem.eval.locomo import evidence_metrics, ingest_conversation, load_locomo
 from remem.eval.locomo.format import Conversation
 from remem.eval.locomo.ingest import IngestedConversation
@@ -146,6 +153,49 @@ def _line(name: str, m: dict[str, float]) -> str:
     return (
         line + "  | " + " ".join(f"{s}: {m[f'{s} R@10']:.1f}/{m[f'{s} MRR']:.1f}" for s in samples)
     )
+
+
+async def _add_pieces(
+    conv: IngestedConversation, config: PiecesConfig | None, context: bool = False
+) -> int:
+    """Store each long turn's sentence pieces as extra notes keyed (``dia_id``) to the turn.
+
+    A piece is a note of its own (its vector and its words), dated like its turn's session;
+    ``retrieve`` keeps a dia_id at its first (best) hit, so a turn ranks by the max over its
+    pieces and its whole. ``context``: each turn after the first of its session also gets one
+    piece of the previous turn's text and its own (the question it answers, issue #14's lever
+    2). Returns the number of pieces written."""
+    controller = conv.runtime.controller
+    sample = conv.conversation.sample_id
+    seen: set[str] = set()
+    written = 0
+    for session in conv.conversation.sessions:
+        conv.clock.set(session.date_time)
+        specs: list[MemorySpec] = []
+        previous = ""
+        for turn in session.turns:
+            if turn.dia_id in seen:
+                continue
+            seen.add(turn.dia_id)
+            pieces = split_pieces(turn.content(), config) if config is not None else []
+            if context and previous:
+                pieces.append(f"{previous} {turn.content()}")
+            previous = turn.content()
+            for i, piece in enumerate(pieces):
+                specs.append(
+                    MemorySpec(
+                        piece,
+                        memory_id=f"{sample}/{turn.dia_id}/piece{i}",
+                        metadata={"dia_id": turn.dia_id, "speaker": turn.speaker, "piece": i},
+                    )
+                )
+        if specs:
+            await controller.remember_many(
+                specs, kind="note", session_id=f"{sample}/session_{session.number}"
+            )
+            written += len(specs)
+    conv.clock.set(conv.asked_at)
+    return written
 
 
 def _expanded(conv: Conversation) -> Conversation:
@@ -247,10 +297,29 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--new", action="store_true", help="the default and the best row of each new stage"
     )
+    parser.add_argument(
+        "--vector-factors",
+        default="",
+        help="with --pieces: also rows with prior_depth.vector_factor at each of these (2,3)",
+    )
+    parser.add_argument(
+        "--context",
+        action="store_true",
+        help="with --pieces: also store each turn with the previous one as a piece",
+    )
+    parser.add_argument(
+        "--pieces",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also store each turn longer than N words per sentence; only the default row"
+        " (0: the same run without pieces, the row to compare with)",
+    )
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.expand_index:
         conversations = [_expanded(c) for c in conversations]
+    ingest_start = time.perf_counter()
     convs = [
         await ingest_conversation(
             c,
@@ -261,6 +330,13 @@ async def main(argv: Sequence[str] | None = None) -> int:
         for c in conversations
     ]
     results: dict[str, dict[str, float]] = {}
+    turns = sum(c.turns for c in convs)
+    print(f"ingested {turns} turns in {time.perf_counter() - ingest_start:.1f} s", flush=True)
+    started = time.perf_counter()
+    if args.pieces or args.context:
+        split = PiecesConfig(True, args.pieces) if args.pieces else None
+        n_pieces = sum([await _add_pieces(c, split, args.context) for c in convs])
+        print(f"pieces: {n_pieces} for {turns} turns in {time.perf_counter() - started:.1f} s")
     try:
         print(
             f"{'variant':28s} {'R@10':>6s} {'MRR':>6s} {'All@10':>7s} {'multi R10':>9s} {'obj':>7s}"
@@ -283,13 +359,24 @@ async def main(argv: Sequence[str] | None = None) -> int:
             print(_line(name, m), flush=True)
             return m["objective"]
 
-        if not (args.feedback or args.diversity or args.dense or args.new):
+        if not (
+            args.feedback or args.diversity or args.dense or args.new or args.pieces is not None
+        ):
             old = dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
             await run("old", dataclasses.replace(_off(), recency=old))
             await run("old-norecency", _off(), rate=0.0)
         best = RecallStagesConfig()
         model = convs[0].runtime.controller._recall.retrieval.collections.embeddings.model_name
         weights = dict(fitted_weights(model))
+        if args.pieces is not None:
+            label = f"+pieces >{args.pieces} words" if args.pieces else "default (no pieces)"
+            label = f"{label}{' +context' if args.context else ''}"
+            await run(label, best, features=weights)
+            for factor in [int(f) for f in args.vector_factors.split(",") if f]:
+                deeper = dataclasses.replace(best.prior_depth, vector_factor=factor)
+                trial = dataclasses.replace(best, prior_depth=deeper)
+                await run(f"{label} vector_factor={factor}", trial, features=weights)
+            return 0
         if args.expand_index:
             await run("expanded index, stages", best.without("neighbours"))
             await run("expanded index, no stages", _off())
