@@ -4,6 +4,11 @@ the bounded load test — all in one run on one 10k-memory directory.
 * ``in_process``: :meth:`MemoryService.recall` in this process (the floor: no transport).
 * ``rest``: ``POST /v1/recall`` against a live ``remem serve`` on 127.0.0.1 (httpx, keep-alive).
 * ``mcp_stdio``: the ``recall`` tool through the MCP SDK's client over a spawned ``remem mcp``.
+
+The three are measured query by query in one loop, their order rotating, so load from other
+jobs on the machine hits them alike; each has its own copy of the same 10k-memory directory
+(a server owns its directory) and all three must return the same number of hits.
+
 * ``load``: 8 concurrent clients × ``OPS`` mixed operations (recall 40 %, remember 30 %,
   record_turn 20 %, get_context 10 %) against the live REST server; then the server is stopped
   with SIGTERM and the directory reopened in-process: every acknowledged memory and turn must be
@@ -12,10 +17,27 @@ the bounded load test — all in one run on one 10k-memory directory.
 Targets (issue 20): REST p50 ≤ in-process p50 + 2 ms; MCP stdio p50 ≤ 10 ms. ``extra_info`` has
 every p50/p99 and the correctness flags; the printed table is what the docs quote.
 
-Measured once (hashing embedder; a 2-core machine at load average ~15 from other jobs, so the
-latencies are noise-dominated and say nothing about the targets): p50 / p99 ms —
-in-process 76.0 / 521, REST 55.1 / 705, MCP stdio 65.4 / 664; load 8 × 1,000 ops in 734 s,
-p50 512 / p99 2,789 ms, 0 errors, 0 lost writes (2,333 memories + 1,572 turns acknowledged).
+Measured (hashing embedder, 10k memories, 400 interleaved recalls per path, a 2-core machine
+shared with other jobs at load average 13-21; ``REMEM_BENCH_SERVE_SAMPLES=400 pytest
+benches/bench_serve.py -s -p no:randomly``), p50 / p99 ms, three runs:
+
+    run   in-process      REST            REST - in-process   MCP stdio
+    1     34.6 / 394      42.9 / 272      8.3                 32.6 / 315   (a test suite beside)
+    2     17.9 / 318      19.3 / 207      1.5                 25.5 / 162
+    3      5.9 / 259       7.7 / 276      1.8                 12.2 / 359
+
+Runs 1 and 2 also timed a blocking httpx client called inside the loop (REST - in-process
++10.5 and +7.8 ms: it stalls the loop the other clients share); it was dropped, the async client
+above is the one kept.
+
+Load (each run): 8 × 1,000 ops, 0 errors, 0 lost writes (2,333 memories + 1,572 turns), p50 /
+p99 140 / 1,058 ms (run 2), 131 / 1,044 ms (run 3). Where the MCP time goes (run-3-like load,
+perf_counter_ns splits in the child, process_time in the client): the recall itself, ~1.3 ms in
+the SDK's server (argument validation, result conversion, JSON-RPC framing), ~2.5 ms of client
+CPU (of it ~1 ms validating the structured result against the tool's output schema with
+jsonschema), the rest waiting for the scheduler between the two processes. A stdio transport on
+the event loop's own pipes instead of the SDK's thread per line measured no gain (A/B,
+interleaved) and was not kept.
 
 Run: pytest benches/bench_serve.py -s -p no:randomly
      REMEM_BENCH_SERVE_N=10000 REMEM_BENCH_SERVE_OPS=1000 (the defaults: the issue's sizes)
@@ -26,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import shutil
 import signal
 import statistics
 import sys
@@ -43,7 +66,8 @@ from remem.service import MemoryService
 N = int(os.environ.get("REMEM_BENCH_SERVE_N", "10000"))
 OPS = int(os.environ.get("REMEM_BENCH_SERVE_OPS", "1000"))
 CLIENTS = 8
-SAMPLES = 200
+SAMPLES = int(os.environ.get("REMEM_BENCH_SERVE_SAMPLES", "200"))
+PATHS = ("in_process", "rest", "mcp_stdio")
 NAMES = ("Ana", "Bob", "Chen", "Dara", "Eli", "Farah", "Goro", "Hana", "Ivo", "Jun")
 THINGS = ("tea", "jazz", "hiking", "chess", "sushi", "cats", "opera", "cycling", "tango", "rye")
 CITIES = ("Lisbon", "Paris", "Osaka", "Lima", "Oslo", "Accra", "Quito", "Hanoi", "Perth", "Riga")
@@ -77,48 +101,56 @@ async def build(path: Path) -> None:
             await controller.remember_many([fact(i) for i in range(start, min(N, start + 1000))])
 
 
-async def in_process(path: Path) -> list[float]:
-    times: list[float] = []
-    async with MemoryService.open(path, embedding_provider="hashing") as service:
-        for q in queries(20, seed=1):  # warm-up
-            await service.recall(q)
-        for q in queries(SAMPLES):
-            t = time.perf_counter()
-            result = await service.recall(q)
-            times.append(time.perf_counter() - t)
-            assert result.hits
-    return times
-
-
-def rest(base: str) -> list[float]:
-    times: list[float] = []
-    with httpx.Client(base_url=base, timeout=60) as http:
-        for q in queries(20, seed=1):
-            http.post("/v1/recall", json={"query": q}).raise_for_status()
-        for q in queries(SAMPLES):
-            t = time.perf_counter()
-            answer = http.post("/v1/recall", json={"query": q})
-            times.append(time.perf_counter() - t)
-            assert answer.status_code == 200
-            assert answer.json()["hits"]
-    return times
-
-
-async def mcp_stdio(path: Path) -> list[float]:
-    params = StdioServerParameters(
+def mcp_params(path: Path) -> StdioServerParameters:
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "remem", "mcp", "--dir", str(path), "--embeddings", "hashing"],
         env=child_env(),
     )
-    times: list[float] = []
-    async with Client(params) as client:
-        for q in queries(20, seed=1):
-            await client.call_tool("recall", {"query": q})
-        for q in queries(SAMPLES):
-            t = time.perf_counter()
-            result = await client.call_tool("recall", {"query": q})
-            times.append(time.perf_counter() - t)
-            assert not result.is_error
+
+
+async def interleaved(local: Path, base: str, mcp_dir: Path) -> dict[str, list[float]]:
+    """Recall latencies of the three paths, measured query by query in one loop (the order
+    rotates each query) so that load from other jobs on the machine hits all of them alike.
+
+    Each path has its own copy of the same 10k-memory directory: a server owns its directory,
+    so the in-process service cannot share the REST server's."""
+    times: dict[str, list[float]] = {name: [] for name in PATHS}
+    async with (
+        MemoryService.open(local, embedding_provider="hashing") as service,
+        httpx.AsyncClient(base_url=base, timeout=60) as http,
+        Client(mcp_params(mcp_dir)) as mcp,
+    ):
+
+        async def via_service(q: str) -> int:
+            return len((await service.recall(q)).hits)
+
+        async def via_rest(q: str) -> int:
+            answer = await http.post("/v1/recall", json={"query": q})
+            assert answer.status_code == 200, answer.text
+            return len(answer.json()["hits"])
+
+        async def via_mcp(q: str) -> int:
+            result = await mcp.call_tool("recall", {"query": q})
+            assert not result.is_error, result.content
+            assert result.structured_content is not None
+            return len(result.structured_content["hits"])
+
+        calls = (via_service, via_rest, via_mcp)
+        paths = list(zip(PATHS, calls, strict=True))
+        for q in queries(20, seed=1):  # warm-up: caches, connections, first-call imports
+            for _, call in paths:
+                await call(q)
+        for i, q in enumerate(queries(SAMPLES)):
+            counts = []
+            shift = i % len(paths)
+            for name, call in paths[shift:] + paths[:shift]:
+                t = time.perf_counter_ns()
+                counts.append(await call(q))
+                times[name].append((time.perf_counter_ns() - t) / 1e9)
+            # the same directory contents answer the same query the same way on every path
+            assert counts[0] > 0
+            assert len(set(counts)) == 1, (q, counts)
     return times
 
 
@@ -175,24 +207,22 @@ async def lost_writes(path: Path, memories: list[str], turns: dict[str, int]) ->
 def test_serve(benchmark: Any, tmp_path: Path) -> None:
     path = tmp_path / "memory"
     asyncio.run(build(path))
-    local = asyncio.run(in_process(path))
+    local, mcp_dir = tmp_path / "local", tmp_path / "mcp"
+    shutil.copytree(path, local)
+    shutil.copytree(path, mcp_dir)
     port = free_port()
     args = ["serve", "--dir", str(path), "--embeddings", "hashing", "--port", str(port)]
     with live_server(args, port) as process:
-        remote = rest(f"http://127.0.0.1:{port}")
+        recalls = asyncio.run(interleaved(local, f"http://127.0.0.1:{port}", mcp_dir))
         loaded = asyncio.run(load(f"http://127.0.0.1:{port}"))
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=120)
-    mcp = asyncio.run(mcp_stdio(path))
     lost = asyncio.run(lost_writes(path, loaded["memories"], loaded["turns"]))
 
-    figures = {
-        "in_process": percentiles(local),
-        "rest": percentiles(remote),
-        "mcp_stdio": percentiles(mcp),
-        "load": percentiles(loaded["times"]),
-    }
-    print(f"\nserve at {N:,} memories (p50 / p99 ms, {SAMPLES} recalls each)")
+    figures = {name: percentiles(samples) for name, samples in recalls.items()}
+    figures["load"] = percentiles(loaded["times"])
+    rest_over = figures["rest"][0] - figures["in_process"][0]
+    print(f"\nserve at {N:,} memories (p50 / p99 ms, {SAMPLES} recalls each, interleaved)")
     for name, (p50, p99) in figures.items():
         print(f"  {name:<11} {p50:8.2f} {p99:8.2f}")
     print(
@@ -200,10 +230,12 @@ def test_serve(benchmark: Any, tmp_path: Path) -> None:
         f"{len(loaded['errors'])} errors, {lost} lost writes of "
         f"{len(loaded['memories'])} memories + {sum(loaded['turns'].values())} turns"
     )
-    print(f"  REST - in-process p50: {figures['rest'][0] - figures['in_process'][0]:.2f} ms")
+    print(f"  REST - in-process p50: {rest_over:.2f} ms (target ≤ 2)")
+    print(f"  MCP stdio p50: {figures['mcp_stdio'][0]:.2f} ms (target ≤ 10)")
     for name, (p50, p99) in figures.items():
         benchmark.extra_info[f"{name}_p50_ms"] = round(p50, 3)
         benchmark.extra_info[f"{name}_p99_ms"] = round(p99, 3)
+    benchmark.extra_info["rest_over_in_process_p50_ms"] = round(rest_over, 3)
     benchmark.extra_info["load_errors"] = len(loaded["errors"])
     benchmark.extra_info["lost_writes"] = lost
     benchmark.extra_info["correct"] = not loaded["errors"] and lost == 0

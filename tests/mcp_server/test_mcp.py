@@ -181,6 +181,16 @@ async def test_streamable_http_against_a_live_server(tmp_path: Path) -> None:
             stored = structured(await c.call_tool("remember", {"text": "Ana lives in Lisbon"}))
             hits = structured(await c.call_tool("recall", {"query": "where does Ana live?"}))
             assert hits["hits"][0]["memory"]["id"] == stored["id"]
+        # malformed traffic on the same endpoint is refused with a 4xx, never a 500
+        headers = {"accept": "application/json, text/event-stream"}
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as raw:
+            for body in (b'{"jsonrpc": "2.0", ', b"[1, 2]", b"x" * (8 << 20)):
+                answer = await raw.post(
+                    "/mcp", content=body, headers={**headers, "content-type": "application/json"}
+                )
+                assert 400 <= answer.status_code < 500, (body[:20], answer.status_code)
+            async with Client(f"http://127.0.0.1:{port}/mcp") as again:  # still serving
+                assert (await again.call_tool("recall", {"query": "Lisbon"})).structured_content
 
 
 async def test_http_on_a_public_address_needs_a_token(tmp_path: Path) -> None:

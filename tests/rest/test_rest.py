@@ -5,11 +5,15 @@ OpenAPI schema, health and readiness, the bearer token, and a graceful shutdown 
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -144,6 +148,44 @@ def test_oversized_bodies_are_413_declared_or_streamed(http: httpx.Client) -> No
     )
     assert streamed.status_code == 413
     assert http.get("/health").status_code == 200
+
+
+async def test_clients_hanging_up_mid_request_lose_nothing_acknowledged(base_url: str) -> None:
+    """Writers that disconnect at random moments (before, during or after the server's work):
+    every write that was answered 201 is recallable, the rest are whole or absent, and the
+    server goes on answering."""
+    rng = random.Random(20)
+    acknowledged: dict[str, str] = {}
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+
+        async def write(i: int) -> None:
+            text = f"hangup marker zq{i}x is stored"
+            answer = await client.post("/v1/memories", json={"text": text, "namespace": "bob"})
+            assert answer.status_code == 201, answer.text
+            acknowledged[answer.json()["id"]] = f"zq{i}x"
+
+        tasks = [asyncio.create_task(write(i)) for i in range(24)]
+        await asyncio.sleep(0)
+        for task in tasks[::2]:  # every other client hangs up after a random delay
+            asyncio.get_running_loop().call_later(rng.uniform(0, 0.05), task.cancel)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert acknowledged, "no write was answered at all"
+        for memory_id, marker in acknowledged.items():
+            hits = await client.post("/v1/recall", json={"query": marker, "namespace": "bob"})
+            assert memory_id in [h["memory"]["id"] for h in hits.json()["hits"]], marker
+        # a client that sends half a body and hangs up stores nothing and breaks nothing
+        body = json.dumps({"text": "half sent zqhalfx", "namespace": "bob"}).encode()
+        host = urlsplit(base_url)
+        assert host.port is not None
+        head = (
+            f"POST /v1/memories HTTP/1.1\r\nHost: {host.hostname}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        with socket.create_connection(("127.0.0.1", host.port)) as raw:
+            raw.sendall(head.encode() + body[: len(body) // 2])
+        assert (await client.get("/ready")).status_code == 200
+        half = await client.post("/v1/recall", json={"query": "zqhalfx", "namespace": "bob"})
+        assert "zqhalfx" not in json.dumps(half.json()["hits"])
 
 
 def test_a_public_address_needs_a_token_and_a_token_is_enforced(tmp_path: Path) -> None:
