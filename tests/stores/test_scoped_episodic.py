@@ -184,7 +184,7 @@ async def test_a_bad_namespace_is_refused_before_anything_runs(episodic: Episodi
                 alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"),
                 min_size=1,
                 max_size=40,
-            ),
+            ).filter(str.strip),  # blank names are refused (remem.scopes.check_namespace)
         ),
         min_size=2,
         max_size=4,

@@ -1,13 +1,13 @@
 """ServiceConfig: what a memory server serves, and the bounds it holds every request to.
 
-Scoping today (the scope model of issue #17 is not built yet): a request names a ``namespace``
-(default: :attr:`ServiceConfig.namespace`). The namespace scopes the memories ``remember``
-writes, what ``recall`` and ``get_context`` return (a namespace filter on recall), what
-``forget`` may delete (an id outside the namespace is "not found") and the core memory blocks.
-Transcripts are not scoped yet: sessions and their turns are shared by every namespace, and the
-turns' episodic copies belong to ``"default"`` (so a recall in another namespace finds no
-turns). ``namespaces`` limits which namespaces a server accepts at all (anything else is
-:class:`~remem.errors.UnknownScopeError`); None accepts any valid name.
+Scoping: a request names a ``namespace`` (default: :attr:`ServiceConfig.namespace`, a scope of
+:mod:`remem.scopes`). It scopes everything the request touches: the memories ``remember``
+writes, the turns ``record_turn`` appends (to a session of that scope; another scope's session
+answers as not found), what ``recall``, ``get_context``, ``list_sessions`` and
+``get_transcript`` return (the scope is pushed into every index), what ``forget`` may delete (an
+id outside the scope is "not found") and the core memory blocks. ``namespaces`` limits which
+namespaces a server accepts at all (anything else is :class:`~remem.errors.UnknownScopeError`);
+None accepts any valid name.
 """
 
 from __future__ import annotations
