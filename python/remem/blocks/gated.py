@@ -14,35 +14,23 @@ it (:meth:`remem.Runtime.quiesce`). A commit cancelled while it waits at the gat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Sequence
 from datetime import datetime
-from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 
 from remem.blocks.edits import BlockChange
 from remem.blocks.store import BlockHistoryEntry, BlockStore, StoredBlock
+from remem.gating import Gated
 
-__all__ = ["GatedBlockStore", "Passage"]
-
-Passage = Callable[[], AbstractAsyncContextManager[None]]
-"""What a gated write enters for its duration (``Gate.passage``)."""
+__all__ = ["GatedBlockStore"]
 
 
 class _OpenableBlockStore(BlockStore, Protocol):
     async def open(self) -> Any: ...
 
 
-class GatedBlockStore:
+class GatedBlockStore(Gated[_OpenableBlockStore]):
     """``inner`` with every commit inside ``passage()`` (module docstring)."""
-
-    def __init__(self, inner: _OpenableBlockStore, passage: Passage) -> None:
-        self.inner = inner
-        self._passage = passage
-
-    async def open(self) -> Self:
-        await self.inner.open()
-        return self
 
     async def load(self, namespace: str, label: str) -> StoredBlock | None:
         return await self.inner.load(namespace, label)
@@ -76,17 +64,3 @@ class GatedBlockStore:
 
     async def labels(self, namespace: str) -> list[str]:
         return await self.inner.labels(namespace)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return await self.open()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

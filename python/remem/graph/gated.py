@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from types import TracebackType
-from typing import Any, Literal, Protocol, Self
+from typing import Any, Literal, Protocol
 
-from remem.blocks.gated import Passage
+from remem.gating import Gated
 from remem.models import Entity, Relationship
 from remem.stores.graph import GraphStore, Neighbour
 
@@ -33,16 +32,8 @@ class _OpenableGraphStore(GraphStore, Protocol):
     async def open(self) -> Any: ...
 
 
-class GatedGraphStore:
+class GatedGraphStore(Gated[_OpenableGraphStore]):
     """``inner`` with every graph write inside ``passage()`` (module docstring)."""
-
-    def __init__(self, inner: _OpenableGraphStore, passage: Passage) -> None:
-        self.inner = inner
-        self._passage = passage
-
-    async def open(self) -> Self:
-        await self.inner.open()
-        return self
 
     # -- gated writes -------------------------------------------------------------------------
 
@@ -95,17 +86,3 @@ class GatedGraphStore:
 
     async def relationship_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
         return await self.inner.relationship_counts(entity_ids)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return await self.open()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 
-from remem.blocks.gated import Passage
+from remem.gating import Gated
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
 from remem.stores.records import LifecycleColumns, RecordStore
 
@@ -34,16 +33,8 @@ class _OpenableRecordStore(RecordStore, Protocol):
     async def open(self) -> Any: ...
 
 
-class GatedRecordStore:
+class GatedRecordStore(Gated[_OpenableRecordStore]):
     """``inner`` with every record write inside ``passage()`` (module docstring)."""
-
-    def __init__(self, inner: _OpenableRecordStore, passage: Passage) -> None:
-        self.inner = inner
-        self._passage = passage
-
-    async def open(self) -> Self:
-        await self.inner.open()
-        return self
 
     # -- gated writes -------------------------------------------------------------------------
 
@@ -118,17 +109,3 @@ class GatedRecordStore:
             namespace=namespace,
             include_superseded=include_superseded,
         )
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return await self.open()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

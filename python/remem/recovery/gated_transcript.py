@@ -17,10 +17,9 @@ the gate writes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 
-from remem.blocks.gated import Passage
+from remem.gating import Gated
 from remem.models import TranscriptEntry, TranscriptSession
 from remem.scopes import Namespaces
 from remem.stores.transcript import TranscriptStore
@@ -32,16 +31,8 @@ class _OpenableTranscriptStore(TranscriptStore, Protocol):
     async def open(self) -> Any: ...
 
 
-class GatedTranscriptStore:
+class GatedTranscriptStore(Gated[_OpenableTranscriptStore]):
     """``inner`` with every transcript write inside ``passage()`` (module docstring)."""
-
-    def __init__(self, inner: _OpenableTranscriptStore, passage: Passage) -> None:
-        self.inner = inner
-        self._passage = passage
-
-    async def open(self) -> Self:
-        await self.inner.open()
-        return self
 
     async def create_session(self, session: TranscriptSession) -> None:
         async with self._passage():
@@ -69,17 +60,3 @@ class GatedTranscriptStore:
         self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
     ) -> list[TranscriptEntry]:
         return await self.inner.get_entries(session_id, since_turn=since_turn, limit=limit)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return await self.open()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
