@@ -42,6 +42,7 @@ from remem.controller.extraction import (
 )
 from remem.extraction.grammar.corrections import apply_corrections
 from remem.extraction.grammar.engine import Grammar, Statement
+from remem.extraction.grammar.rhetorical import presupposed
 from remem.extraction.vocabulary import EXCLUSIVE_RELATIONS, RELATIONS, SINGLE_VALUED, USER
 from remem.models import MemoryKind, TranscriptEntry
 
@@ -85,7 +86,8 @@ def extract_statements(
 ) -> list[Statement]:
     """Every fact in one user message said at ``at`` (the pure core of the extractor);
     ``history`` — statements said earlier — is what a correction may refer to."""
-    return apply_corrections(_GRAMMAR.parse(message, at, turn_id), history)
+    found = apply_corrections(_GRAMMAR.parse(message, at, turn_id), history)
+    return [*found, *(s for s in presupposed(message, at, turn_id) if s not in found)]
 
 
 def _dedupe(statements: list[Statement]) -> list[Statement]:

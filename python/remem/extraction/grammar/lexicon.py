@@ -143,6 +143,15 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "cut kicked"
         ),
         "notice": words("notice resignation badge"),
+        # words that make "everyone at Brightline is swamped" talk about a workplace
+        "work_talk": words(
+            "review reviews appraisal appraisals deadline deadlines meeting meetings overtime "
+            "layoffs redundancies restructure reorg all-hands standup payroll quarterly "
+            "bonus bonuses rota shift shifts office boss manager clients colleagues promotion "
+            "promotions"
+        ),
+        "workmates": words("colleagues coworkers co-workers workmates"),
+        "home_word": words("home hometown"),
         "work_status": words(
             "freelancing freelance self-employed unemployed jobless contracting retired job-hunting"
         ),
@@ -206,7 +215,8 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "technician administrator coordinator specialist assistant clerk cashier driver "
             "waiter waitress bartender nanny midwife surgeon physio physiotherapist "
             "translator copywriter marketer recruiter paralegal receptionist baker butcher "
-            "farmer gardener cleaner builder welder supervisor "
+            "farmer gardener cleaner builder welder supervisor planner surveyor optician dietitian "
+            "nutritionist counsellor psychologist "
             "ceo cto cfo founder owner freelancer contractor illustrator animator data "
             "ux dev sde swe sre pm"
         ),
@@ -266,7 +276,7 @@ VERB_STARTS = words(
     "relocated relocating working work studying graduated dropped took taking picked bought "
     "renamed shelved scrapped stopped rescued walked had having became become doing done "
     "been living signed signing enrolled booked tried trying ordered found showed spent watched "
-    "trained dealing"
+    "trained dealing carrying carried packing packed keeping"
 )
 """Capitalised words at the start of a clause that are verbs with the subject left out
 ("Moving to Denver next month"), not names."""

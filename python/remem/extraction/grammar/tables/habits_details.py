@@ -44,6 +44,14 @@ DIET: tuple[Rule, ...] = (
     ),
     rule("diet", "diet", f"{_PRE} off {{v:diet}}", _DIET_END, op=END),
     rule("diet", "diet", "{v:diet} from now on|onwards", _DIET, event=True),
+    rule(
+        "diet",
+        "diet",
+        # "finding vegan options at lunch is hard", "looking for halal food near work"
+        "finding|find|found|hunting|looking for? decent|good|any|enough? "
+        "{v:diet} options|choices|food|meals|dishes",
+        _DIET,
+    ),
 )
 
 HABIT: tuple[Rule, ...] = (
@@ -125,6 +133,34 @@ HEALTH: tuple[Rule, ...] = (
         "allergy",
         "{who} @have a|an|bad|severe? {v:phrase} allergy",
         "{S} has {a} {v} allergy.",
+    ),
+    rule(
+        "health",
+        "allergy",
+        # "I carry an EpiPen for peanuts", "carrying my epipen everywhere because of wasps"
+        f"{_PRE} always|still|usually? carry|carrying|carries|pack|packing|packed|keep|keeping|"
+        "need|needs|got|have "
+        "my|an|the|a? epipen|epipens|epi-pen|epi-pens|antihistamines "
+        "everywhere|around|always|now|with|me|on|all|the|time|again* "
+        "because|due of|to {v:phrase}",
+        "{S} is allergic to {v}.",
+    ),
+    rule(
+        "health",
+        "allergy",
+        f"{_PRE} always|still|usually? carry|carrying|carries|pack|packing|packed|keep|keeping|"
+        "need|needs|got|have "
+        "my|an|the|a? epipen|epipens|epi-pen|epi-pens|antihistamines "
+        "everywhere|around|always|now|with|me|on|all|the|time|again* for {v:list}",
+        "{S} is allergic to {v}.",
+    ),
+    rule(
+        "health",
+        "allergy",
+        # "I had an allergic reaction to penicillin"
+        f"{_PRE} had|have|has|got|get|getting|having a|an|another|bad|severe|my* "
+        "allergic reaction|reactions to {v:list}",
+        "{S} is allergic to {v}.",
     ),
     rule(
         "health",

@@ -156,6 +156,17 @@ ORIGIN: tuple[Rule, ...] = (
     rule(
         "origin",
         "hometown",
+        # "Mum rang from Cork, it's lashing rain back home": where the family is, when the
+        # message calls it home
+        "my? @kin|family|folks|parents @adv* called|rang|phoned|texted|messaged|wrote|visited "
+        "me? from {v:place}",
+        "{S} is from {v}.",
+        entity="place",
+        needs="@home_word",
+    ),
+    rule(
+        "origin",
+        "hometown",
         "my|our home? town|hometown is|'s {v:place}",
         "{S} is from {v}.",
         entity="place",

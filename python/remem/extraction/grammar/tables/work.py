@@ -291,6 +291,39 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "employer",
+        # "my colleagues at Brightline", "coworkers at Acme are great": the speaker's workplace
+        "my|our|the|all? @workmates @adv* at|in {v:org}",
+        _WORKS,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        "my|our team|boss|manager|office at|in {v:org}",
+        _WORKS,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        # "everyone at Brightline is dreading the review": a workplace only when the message
+        # talks about work (else it is a shop, a gym, a party)
+        "everyone|everybody @adv* at|in {v:org}",
+        _WORKS,
+        entity="org",
+        needs="@work_talk",
+    ),
+    rule(
+        "job",
+        "job_title",
+        # "my first shift as a paramedic", "first month as head chef"
+        "my|the? first|second|third day|week|shift|month as a|an? {v:job}",
+        "{S} works as {a} {v}.",
+        event=True,
+    ),
+    rule(
+        "job",
+        "employer",
         "my|our|the? first day|week|shift|month at {v:org}",
         _WORKS,
         event=True,
