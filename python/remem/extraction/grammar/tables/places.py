@@ -160,4 +160,30 @@ ORIGIN: tuple[Rule, ...] = (
         "{S} is from {v}.",
         entity="place",
     ),
+    # an elided subject with a gerund: "Growing up in Hull, we never had snow days"
+    rule("origin", "hometown", "growing up in {v:place}", "{S} is from {v}.", entity="place"),
+    rule(
+        "origin",
+        "hometown",
+        # the place first: "Galway is where I grew up", "Leeds was where I was born"
+        "{v:place} is|was|'s where i|we grew|grow up",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        "{v:place} is|was|'s where i|we was|were born|raised|a|kids kid|kids?",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        # "I'm a Cusco kid", "we're Yorkshire lads": a place word before a word for its people
+        "{who} @be @adv* a? proud? {v:place} kid|kids|girl|girls|boy|boys|lad|lads|lass|lasses"
+        "|native|natives|born",
+        "{S} is from {v}.",
+        entity="place",
+    ),
 )
