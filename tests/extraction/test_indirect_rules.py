@@ -1,6 +1,7 @@
-"""Facts said in passing: where someone grew up, a condition lived with, a pet at the vet, time
-together, a career's length, a dish ordered again and again — and what those rules must not
-read (a gerund, a state or a number at the start of a clause is no person's name)."""
+"""Facts said in passing: where someone grew up, settling into a city, a condition lived
+with, a pet at the vet, time together, a career's length, a dish ordered again and again — and
+what those rules must not read (a gerund, a state or a number at the start of a clause is no
+person's name)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ SAID: list[tuple[str, set[Fact]]] = [
     ("Bergen was where I was born", {("user", "hometown", "Bergen", "set")}),
     ("Cusco's where we were kids", {("user", "hometown", "Cusco", "set")}),
     ("I'm a Glasgow girl through and through", {("user", "hometown", "Glasgow", "set")}),
+    ("our first full month in Lisbon and I love it", {("user", "city", "Lisbon", "set")}),
     ("I live with asthma, so winter runs are rough", {("user", "health", "asthma", "set")}),
     ("Dealing with a bad knee means slow mornings", {("user", "health", "a bad knee", "set")}),
     ("I've got a dodgy back", {("user", "health", "a dodgy back", "set")}),
@@ -68,6 +70,8 @@ NOT_SAID = [
     "Sore from football yesterday but worth it",  # a state, not a person called Sore
     "Tired from work, off to bed",
     "I'm a big kid really",
+    "first week in Rome was a blur of pasta",  # a visit: no "proper", "full" or "real"
+    "first night in Oslo, the hotel is tiny",
     "growing up in a small town was boring",
     "my kids are growing up in Leeds",
     "dealing with the landlord again, ugh",

@@ -76,6 +76,16 @@ MOVE: tuple[Rule, ...] = (
     rule(
         "move",
         "city",
+        # settling in, not a visit: "first full month in Lisbon", "first proper week in Leith"
+        # ("first night in Rome" and "first week in Rome" stay unread)
+        "my|our|the? first|1st proper|full|real week|month|weeks|months in {v:place}",
+        _LIVES,
+        event=True,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
         # only with its negation: "we're not in Brighton any more" ends the fact, "I'm not in
         # Leeds" alone is dropped, and "I'm in Rome" (a visit) never matches
         "{who} @be not|n't|no|never @adv* in {v:place}",
