@@ -58,6 +58,7 @@ SAID: list[tuple[str, set[Fact]]] = [
     ("I'm done being a barista", {("user", "job_title", "barista", "end")}),
     ("Had pho again, second time this week lol", {("user", "preference", "pho", "set")}),
     ("Pottery is my happy place", {("user", "hobby", "Pottery", "set")}),
+    ("spent all Sunday on pottery, bliss", {("user", "hobby", "pottery", "set")}),
 ]
 
 
@@ -84,6 +85,8 @@ NOT_SAID = [
     "my mum spent 30 years as a nurse",
     "ordered a taxi again tonight, third time this week",
     "had lunch at my desk again, third time this week",
+    "spent the whole day on paperwork",  # a day given to it, but no word of joy
+    "Spent Saturday on my taxes, no fun at all",
 ]
 
 

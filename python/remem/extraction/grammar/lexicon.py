@@ -146,6 +146,10 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
         "work_status": words(
             "freelancing freelance self-employed unemployed jobless contracting retired job-hunting"
         ),
+        "joy": words(
+            "loved love bliss blissful heaven heavenly hooked happy fun joy favourite favorite "
+            "addictive therapeutic"
+        ),
         "num_word": words(
             "two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
             "forty a few several many"

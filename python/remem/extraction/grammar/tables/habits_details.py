@@ -260,6 +260,16 @@ PREFERENCE: tuple[Rule, ...] = (
     ),
     rule(
         "preference",
+        "hobby",
+        # a day given to it, said with joy: "Spent all Sunday on pottery, bliss", "spent the
+        # whole weekend doing jigsaws and loved it" ("spent Saturday on my taxes" is no hobby)
+        f"{_PRE} spent|spend|spending all|the|my? whole|entire? @weekday|day|morning|afternoon|"
+        "evening|weekend on|doing {v:activity}",
+        "{S} enjoys {v}.",
+        needs="@joy",
+    ),
+    rule(
+        "preference",
         "favourite",
         "my|our all-time? favourite|favorite|fave {role:phrase1} is|'s|are now? {v:phrase}",
         "{Ss} favourite {role} is {v}.",
