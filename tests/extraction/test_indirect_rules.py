@@ -59,6 +59,7 @@ SAID: list[tuple[str, set[Fact]]] = [
     ("Had pho again, second time this week lol", {("user", "preference", "pho", "set")}),
     ("Pottery is my happy place", {("user", "hobby", "Pottery", "set")}),
     ("spent all Sunday on pottery, bliss", {("user", "hobby", "pottery", "set")}),
+    ("aching from football, never again", {("user", "hobby", "football", "set")}),
 ]
 
 
@@ -68,7 +69,8 @@ def test_a_fact_said_in_passing_is_keyed(text: str, expected: set[Fact]) -> None
 
 
 NOT_SAID = [
-    "Sore from football yesterday but worth it",  # a state, not a person called Sore
+    "Sore throat from the match",  # a state, not a person called Sore
+    "my legs are sore from the walk",
     "Tired from work, off to bed",
     "I'm a big kid really",
     "first week in Rome was a blur of pasta",  # a visit: no "proper", "full" or "real"

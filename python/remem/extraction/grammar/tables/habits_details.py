@@ -270,6 +270,13 @@ PREFERENCE: tuple[Rule, ...] = (
     ),
     rule(
         "preference",
+        "hobby",
+        # the soreness of a sport: "Sore from climbing yesterday", "aching from football"
+        "{who} @be? @adv* sore|aching|achy|stiff from {v:activity} yesterday|today|again|but|,|$",
+        "{S} does {v}.",
+    ),
+    rule(
+        "preference",
         "favourite",
         "my|our all-time? favourite|favorite|fave {role:phrase1} is|'s|are now? {v:phrase}",
         "{Ss} favourite {role} is {v}.",
