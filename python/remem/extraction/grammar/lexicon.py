@@ -155,6 +155,14 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
         "work_status": words(
             "freelancing freelance self-employed unemployed jobless contracting retired job-hunting"
         ),
+        "joy": words(
+            "loved love bliss blissful heaven heavenly hooked happy fun joy favourite favorite "
+            "addictive therapeutic"
+        ),
+        "num_word": words(
+            "two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
+            "forty a few several many"
+        ),
         "job_noun": words("job position role internship gig post placement contract"),
         "det": words("a an the my our this that"),
         "my": words("my our"),
@@ -276,10 +284,14 @@ VERB_STARTS = words(
     "relocated relocating working work studying graduated dropped took taking picked bought "
     "renamed shelved scrapped stopped rescued walked had having became become doing done "
     "been living signed signing enrolled booked tried trying ordered found showed spent watched "
-    "trained dealing carrying carried packing packed keeping"
+    "trained dealing struggling coping suffering named naming brought bringing "
+    "carrying carried packing packed keeping "
+    "sore aching achy tired exhausted knackered shattered hungover stuffed "
+    "first second third two three four five six seven eight nine ten twelve fifteen twenty thirty"
 )
-"""Capitalised words at the start of a clause that are verbs with the subject left out
-("Moving to Denver next month"), not names."""
+"""Capitalised words at the start of a clause that are verbs (or a state, an ordinal) with the
+subject left out ("Moving to Denver next month", "Sore from football", "Ten years as a nurse"),
+not names."""
 
 STOP = words(
     "with for at in on by from to and or but because since so which who where when while "

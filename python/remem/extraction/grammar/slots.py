@@ -13,13 +13,16 @@ phrase readers in :mod:`.phrases` (``phrase`` — 1–4 words, ``job``, ``diet``
 ``list`` — "X, Y and Z", ``activity``, ``pastime`` — "salsa classes", ``group`` — "a
 choir", ``phrase1``), the clause subject ``who`` in
 :mod:`.subject`; this module holds the closed-vocabulary ones: ``email``, ``phone``, ``num``,
-``date``, ``event`` (what a date is for), ``kin`` and ``animal``.
+``date``, ``event`` (what a date is for), ``kin`` and ``animal``; ``condition`` ("asthma",
+"a bad knee") is in :mod:`.conditions`, ``dish`` ("jollof rice", never "a taxi") in :mod:`.dishes`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from remem.extraction.grammar.conditions import read_condition
+from remem.extraction.grammar.dishes import read_dish
 from remem.extraction.grammar.lexicon import CLASSES, STOP, words
 from remem.extraction.grammar.names import (
     NAME_STOP,
@@ -262,6 +265,8 @@ READERS: dict[str, Reader] = {
     "nschool": read_nschool,
     "selfname": read_selfname,
     "animal": read_animal,
+    "condition": read_condition,
+    "dish": read_dish,
     "who": read_who,
 }
 """Slot type → reader."""

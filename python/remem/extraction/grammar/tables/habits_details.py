@@ -131,6 +131,12 @@ HEALTH: tuple[Rule, ...] = (
     rule(
         "health",
         "allergy",
+        f"{_PRE} react|reacts|reacted|reacting badly|terribly|really? to {{v:list}}",
+        "{S} is allergic to {v}.",
+    ),
+    rule(
+        "health",
+        "allergy",
         "{who} @have a|an|bad|severe? {v:phrase} allergy",
         "{S} has {a} {v} allergy.",
     ),
@@ -170,6 +176,21 @@ HEALTH: tuple[Rule, ...] = (
         fixed="lactose",
     ),
     rule("health", "health", f"{_PRE} diagnosed with {{v:phrase}}", "{S} has {v}.", event=True),
+    rule(
+        "health",
+        "health",
+        # a long-term condition lived with: "Dealing with migraines again", "I live with asthma"
+        f"{_PRE} dealing|living|live|lives|coping|struggling|suffering with|from {{v:condition}}",
+        "{S} has {v}.",
+        negated="end",
+    ),
+    rule(
+        "health",
+        "health",
+        "{who} @have* got? {v:condition}",
+        "{S} has {v}.",
+        negated="end",
+    ),
     rule(
         "health",
         "health",
@@ -258,6 +279,37 @@ PREFERENCE: tuple[Rule, ...] = (
         "{who} @adv* @like to {v:activity}",
         "{S} likes to {v}.",
         negated="end",
+    ),
+    rule(
+        "preference",
+        "preference",
+        # the same dish again and again: "Ordered ramen again tonight, third time this week"
+        f"{_PRE} ordered|had|ate|eaten|made|cooked|got {{v:dish}} again ,? tonight|today? ,? "
+        "the? second|third|fourth|fifth|sixth time this|that week|month",
+        _LIKES,
+    ),
+    rule(
+        "preference",
+        "hobby",
+        "{v:activity} is|'s|was @adv* my happy place",
+        "{S} enjoys {v}.",
+    ),
+    rule(
+        "preference",
+        "hobby",
+        # a day given to it, said with joy: "Spent all Sunday on pottery, bliss", "spent the
+        # whole weekend doing jigsaws and loved it" ("spent Saturday on my taxes" is no hobby)
+        f"{_PRE} spent|spend|spending all|the|my? whole|entire? @weekday|day|morning|afternoon|"
+        "evening|weekend on|doing {v:activity}",
+        "{S} enjoys {v}.",
+        needs="@joy",
+    ),
+    rule(
+        "preference",
+        "hobby",
+        # the soreness of a sport: "Sore from climbing yesterday", "aching from football"
+        "{who} @be? @adv* sore|aching|achy|stiff from {v:activity} yesterday|today|again|but|,|$",
+        "{S} does {v}.",
     ),
     rule(
         "preference",

@@ -81,6 +81,41 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
+        # time together: "Chloe and I just hit three years together", "we've been together
+        # since 2019" (the name from "X and I")
+        f"{_PRE} hit|hitting|celebrated|celebrating|reached|made|been|together* "
+        "@num_word|{n:num}|a|one? years|year|months|month? together",
+        "{Ss} partner is {v}.",
+        value_from_with=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} been? together for|since",
+        "{Ss} partner is {v}.",
+        value_from_with=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} seeing|dating someone|somebody new? ,|:? {{v:name}}",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
+        "second|third|fourth|fifth|another date with {v:name}",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
         f"{_PRE} married|marrying|engaged|marry to? {{v:name}}",
         "{Ss} partner is {v}.",
         event=True,
@@ -131,6 +166,16 @@ PARTNER: tuple[Rule, ...] = (
         "partner",
         "partner",
         f"{_PRE} split|broke|broken|breaking|splitting|separated|separating|divorced|divorcing up?",
+        "{S} broke up with {v}.",
+        op=END,
+        value_from_with=True,
+        fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        # "Sam and I called it quits", not "we called it quits on the project"
+        f"{_PRE} called|calling|call it quits $",
         "{S} broke up with {v}.",
         op=END,
         value_from_with=True,
@@ -290,6 +335,24 @@ PET: tuple[Rule, ...] = (
         "pet", "pet", "my|our {animal:animal} is|'s called|named {v:lname}", _HAS, entity="animal"
     ),
     rule("pet", "pet", "my|our {animal:animal} ,? {v:name}", _HAS, entity="animal", scan=True),
+    rule(
+        "pet",
+        "pet",
+        # only an animal sees a vet: "took Pepper to the vet", "taking Rolo to the vets"
+        f"{_PRE} took|take|taking|brought|bring|bringing {{v:name}} to|for the? "
+        "vet|vets|vet's|groomer|groomers|groomer's|kennels",
+        "{S} has a pet named {v}.",
+        entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        # an adoption named in a second sentence: "We adopted a tortoise! Named her Juniper"
+        f"{_PRE} named|naming her|him|it|them? {{v:name}}",
+        "{S} has a pet named {v}.",
+        entity="animal",
+        needs="@animal",
+    ),
     rule("pet", "pet", "{v:name} ,? the|my|our {animal:animal}", _HAS, entity="animal", scan=True),
     rule(
         "pet",
@@ -306,6 +369,17 @@ PET: tuple[Rule, ...] = (
         _LOST,
         op=END,
         entity="animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        # said of a pet only when the message names an animal: "We had to say goodbye to
+        # Biscuit today. Best cat there ever was."
+        f"{_PRE} had|have|having to? say|said goodbye to {{v:name}}",
+        "{S} said goodbye to {v}.",
+        op=END,
+        entity="animal",
+        needs="@animal",
     ),
     rule(
         "pet",

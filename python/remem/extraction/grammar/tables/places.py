@@ -76,6 +76,16 @@ MOVE: tuple[Rule, ...] = (
     rule(
         "move",
         "city",
+        # settling in, not a visit: "first full month in Lisbon", "first proper week in Leith"
+        # ("first night in Rome" and "first week in Rome" stay unread)
+        "my|our|the? first|1st proper|full|real week|month|weeks|months in {v:place}",
+        _LIVES,
+        event=True,
+        entity="place",
+    ),
+    rule(
+        "move",
+        "city",
         # only with its negation: "we're not in Brighton any more" ends the fact, "I'm not in
         # Leeds" alone is dropped, and "I'm in Rome" (a visit) never matches
         "{who} @be not|n't|no|never @adv* in {v:place}",
@@ -168,6 +178,32 @@ ORIGIN: tuple[Rule, ...] = (
         "origin",
         "hometown",
         "my|our home? town|hometown is|'s {v:place}",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    # an elided subject with a gerund: "Growing up in Hull, we never had snow days"
+    rule("origin", "hometown", "growing up in {v:place}", "{S} is from {v}.", entity="place"),
+    rule(
+        "origin",
+        "hometown",
+        # the place first: "Galway is where I grew up", "Leeds was where I was born"
+        "{v:place} is|was|'s where i|we grew|grow up",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        "{v:place} is|was|'s where i|we was|were born|raised|a|kids kid|kids?",
+        "{S} is from {v}.",
+        entity="place",
+    ),
+    rule(
+        "origin",
+        "hometown",
+        # "I'm a Cusco kid", "we're Yorkshire lads": a place word before a word for its people
+        "{who} @be @adv* a? proud? {v:place} kid|kids|girl|girls|boy|boys|lad|lads|lass|lasses"
+        "|native|natives|born",
         "{S} is from {v}.",
         entity="place",
     ),

@@ -121,6 +121,37 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "job_title",
+        # a career's length, the subject left out: "Ten years as a nurse and …", "I've done
+        # six years as a teacher"
+        f"{_PRE} done|spent|put|clocked? in? @num_word|{{n:num}} years|months as {{v:job}}",
+        "{S} works as {a} {v}.",
+    ),
+    rule(
+        "job",
+        "job_title",
+        "new|first week|day|month* working|job|role|position|post as {v:job}",
+        "{S} works as {a} {v}.",
+        event=True,
+        scan=True,  # "It's official: new role as a nurse from Monday", "first week working as …"
+    ),
+    rule(
+        "job",
+        "job_title",
+        # the job as a gerund subject: "Being a nurse means …", "some days being a teacher is …"
+        "being a|an {v:job} means|is|'s|has|makes|can",
+        "{S} works as {a} {v}.",
+        scan=True,
+    ),
+    rule(
+        "job",
+        "job_title",
+        f"{_PRE} done|finished|through with? being a|an {{v:job}}",
+        "{S} no longer works as {a} {v}.",
+        op=END,
+    ),
+    rule(
+        "job",
+        "job_title",
         f"{_PRE} got|been|was|getting promoted to {{v:job}}",
         "{S} works as {a} {v}.",
         event=True,
