@@ -86,16 +86,6 @@ def _words(relevant: frozenset[str], tokens: Sequence[Token]) -> frozenset[str]:
     )
 
 
-def _bits(mask: int) -> list[int]:
-    """The set bits of ``mask``, lowest first."""
-    out: list[int] = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class SentencePlan:
     """What one sentence can hold: ``plain`` (a bit per plain row whose required words it
@@ -137,8 +127,8 @@ class RuleIndex:
         self._scans: list[tuple[Rule, int]] = []
         self._scan_by_word: dict[str, list[Rule]] = {}
         self._scan_cap: list[Rule] = []
-        self._by_key: dict[str, int] = {}
-        self._keyless = 0
+        self._by_key: dict[str, list[int]] = {}
+        self._keyless: list[int] = []
         for n, r in enumerate(self.rules):
             required = self._required[n]
             if r.scan:
@@ -158,9 +148,9 @@ class RuleIndex:
                     self._by_word.setdefault(w, set()).add(n)
             if required:
                 for w in min(required, key=lambda ws: (len(ws & _COMMON), len(ws))):
-                    self._by_key[w] = self._by_key.get(w, 0) | 1 << n
+                    self._by_key.setdefault(w, []).append(n)
             else:
-                self._keyless |= 1 << n
+                self._keyless.append(n)
         self._any_first = frozenset(any_first)
         self._cap_first = frozenset(cap_first)
         self._key_words = frozenset(self._by_key)
@@ -177,27 +167,36 @@ class RuleIndex:
             met |= meets_of[w]
         return met
 
-    def _possible(self, keyed: int, met: int) -> int:
-        """The rows of ``keyed`` whose every required set ``met`` holds."""
+    def _possible(self, words: frozenset[str], met: int) -> int:
+        """A bit for each plain row that ``words`` can key and whose every required set
+        ``met`` holds."""
         needs = self._needs
         out = 0
-        for n in _bits(keyed):
+        for n in self._keyless:
             if needs[n] & ~met == 0:
                 out |= 1 << n
-        return out
-
-    def _keyed(self, words: frozenset[str]) -> int:
-        keyed = self._keyless
         by_key = self._by_key
         for w in self._key_words.intersection(words):
-            keyed |= by_key[w]
-        return keyed
+            for n in by_key[w]:
+                if needs[n] & ~met == 0:
+                    out |= 1 << n
+        return out
+
+    def _within(self, rows: int, met: int) -> bool:
+        """Whether a row of ``rows`` has every required set in ``met``."""
+        needs = self._needs
+        while rows:
+            low = rows & -rows
+            if needs[low.bit_length() - 1] & ~met == 0:
+                return True
+            rows ^= low
+        return False
 
     def plan(self, sentence: Sentence) -> SentencePlan | None:
         """What ``sentence`` can hold, or None when no row can match anywhere in it."""
         relevant = self._required_words.intersection(sentence.words)
         met = self._met(relevant)
-        plain = self._possible(self._keyed(relevant), met)
+        plain = self._possible(relevant, met)
         scans = tuple(n for n, (_, need) in enumerate(self._scans) if need & ~met == 0)
         if not scans:
             return None if not plain else SentencePlan(plain, relevant, {}, ())
@@ -223,7 +222,7 @@ class RuleIndex:
             return False
         if whole:
             return True
-        return self._possible(plan.plain, self._met(_words(plan.relevant, clause))) != 0
+        return self._within(plan.plain, self._met(_words(plan.relevant, clause)))
 
     def _first(self, t: Token) -> frozenset[int]:
         key = (t.low, t.cap)
@@ -255,7 +254,7 @@ class RuleIndex:
         key = (first.low, first.cap, words)
         found = self._candidate_cache.get(key)
         if found is None:
-            possible = self._possible(self._keyed(words), self._met(words))
+            possible = self._possible(words, self._met(words))
             rules = self.rules
             found = tuple(rules[n] for n in sorted(self._first(first)) if possible >> n & 1)
             if len(self._candidate_cache) >= _CACHE_SIZE:

@@ -309,17 +309,16 @@ def sentences(text: str) -> list[Sentence]:
         plain = not (email or digit or "+" in line or "(" in line)
         found = _FIND[(email, digit)]
         split = found.findall(line)
+        got = list(map(pieces.get, split))
+        if None in got:  # pieces not seen before
+            got = [g if g is not None else _tokens_of(p) for g, p in zip(got, split, strict=True)]
         # A sentence ends at a piece that is a sentence end (its one token is one).
         ends = [k for k, piece in enumerate(split) if piece in _SENTENCE_END]
         ends.append(len(split))
         begin = 0
         for end in ends:
             if end > begin:
-                tokens = list(
-                    chain.from_iterable(
-                        pieces.get(piece) or _tokens_of(piece) for piece in split[begin:end]
-                    )
-                )
+                tokens = list(chain.from_iterable(got[begin:end]))
                 out.append(_sentence(tokens, end < len(split) and split[end] == "?", plain))
             elif end < len(split) and split[end] == "?" and out and not out[-1].question:
                 last = out[-1]
