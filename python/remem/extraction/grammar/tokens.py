@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 __all__ = ["KIND_WORD", "Sentence", "Token", "sentences", "tokenise"]
 
@@ -309,9 +309,12 @@ def sentences(text: str) -> list[Sentence]:
         plain = not (email or digit or "+" in line or "(" in line)
         found = _FIND[(email, digit)]
         split = found.findall(line)
-        got = list(map(pieces.get, split))
-        if None in got:  # pieces not seen before
-            got = [g if g is not None else _tokens_of(p) for g, p in zip(got, split, strict=True)]
+        looked = list(map(pieces.get, split))
+        got = (
+            [g if g is not None else _tokens_of(p) for g, p in zip(looked, split, strict=True)]
+            if None in looked  # pieces not seen before
+            else cast("list[tuple[Token, ...]]", looked)
+        )
         # A sentence ends at a piece that is a sentence end (its one token is one).
         ends = [k for k, piece in enumerate(split) if piece in _SENTENCE_END]
         ends.append(len(split))
