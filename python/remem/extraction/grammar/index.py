@@ -155,9 +155,7 @@ class RuleIndex:
         self._cap_first = frozenset(cap_first)
         self._key_words = frozenset(self._by_key)
         self._first_cache: dict[tuple[str, bool], frozenset[int]] = {}
-        self._scan_plans: dict[
-            tuple[int, ...], tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]]
-        ] = {}
+        self._plan_cache: dict[frozenset[str], SentencePlan | None] = {}
         self._candidate_cache: dict[tuple[str, bool, frozenset[str]], tuple[Rule, ...]] = {}
 
     def _met(self, words: frozenset[str]) -> int:
@@ -195,22 +193,30 @@ class RuleIndex:
     def plan(self, sentence: Sentence) -> SentencePlan | None:
         """What ``sentence`` can hold, or None when no row can match anywhere in it."""
         relevant = self._required_words.intersection(sentence.words)
+        # The plan depends only on the required words said, and chat repeats few of them.
+        cache = self._plan_cache
+        if relevant in cache:
+            return cache[relevant]
+        found = self._plan(relevant)
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        cache[relevant] = found
+        return found
+
+    def _plan(self, relevant: frozenset[str]) -> SentencePlan | None:
         met = self._met(relevant)
         plain = self._possible(relevant, met)
         scans = tuple(n for n, (_, need) in enumerate(self._scans) if need & ~met == 0)
         if not scans:
             return None if not plain else SentencePlan(plain, relevant, {}, ())
-        found = self._scan_plans.get(scans)
-        if found is None:  # at most one entry per subset of the scan rows
-            kept = {id(self._scans[n][0]) for n in scans}
-            by_word = {
-                w: chosen
-                for w, rs in self._scan_by_word.items()
-                if (chosen := tuple(r for r in rs if id(r) in kept))
-            }
-            found = by_word, tuple(r for r in self._scan_cap if id(r) in kept)
-            self._scan_plans[scans] = found
-        return SentencePlan(plain, relevant, *found)
+        kept = {id(self._scans[n][0]) for n in scans}
+        by_word = {
+            w: chosen
+            for w, rs in self._scan_by_word.items()
+            if (chosen := tuple(r for r in rs if id(r) in kept))
+        }
+        cap = tuple(r for r in self._scan_cap if id(r) in kept)
+        return SentencePlan(plain, relevant, by_word, cap)
 
     def has_work(self, plan: SentencePlan, clause: Sequence[Token], whole: bool) -> bool:
         """Whether ``clause`` of the planned sentence can hold a statement: it says the required
