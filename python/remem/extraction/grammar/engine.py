@@ -3,7 +3,10 @@
 For each sentence that is not a question, for each clause: leading discourse words ("so",
 "lol", "btw", "update:") and a leading time phrase are skipped; the rules whose pattern can
 start with the clause's first token are tried there (a first-token index), and the ``scan``
-rules at every token. A match becomes a :class:`Statement` unless a guard drops it:
+rules at every token. :mod:`.index` passes over a sentence, or a clause, whose words fit no
+row's required words — no guard runs on it — and keeps, per clause, only the rows whose
+required words it says (filters only: ``tests/extraction/test_fast_paths.py`` checks them
+against the unindexed grammar). A match becomes a :class:`Statement` unless a guard drops it:
 
 - **subject** — "my friend moved to Berlin" (someone unnamed, "she", "you") is dropped; "Ana
   moved to Berlin" is a fact about Ana (subject "Ana"), never about the user; a clause
