@@ -19,8 +19,8 @@ with, so a table can index its patterns by first token and try only the plausibl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from remem.errors import InvalidArgumentError
 from remem.extraction.grammar.lexicon import CLASSES
@@ -55,15 +55,24 @@ class Match:
     slots: dict[str, tuple[int, int, object]]
 
 
+Slots = dict[str, tuple[int, int, object]]
+Step = Callable[[Sequence[Token], int, Slots], "int | None"]
+"""The compiled rest of a pattern: where a match from token ``i`` ends (slots filled), or None."""
+
+
 @dataclass(frozen=True, slots=True)
 class Pattern:
+    """A compiled pattern: ``elements`` as written (merged skips), ``run`` the same elements
+    compiled to one function per element (see :func:`_compile`)."""
+
     source: str
     elements: tuple[Element, ...]
+    run: Step = field(compare=False, repr=False)
 
     def match(self, tokens: Sequence[Token], i: int) -> Match | None:
         """The first match of this pattern starting at token ``i`` (None if none)."""
-        slots: dict[str, tuple[int, int, object]] = {}
-        end = _match(self.elements, 0, tokens, i, slots)
+        slots: Slots = {}
+        end = self.run(tokens, i, slots)
         if end is None:
             return None
         return Match(i, end, slots)
@@ -92,49 +101,99 @@ class Pattern:
 _CAP_READERS = (READERS["name"], READERS["names"])
 
 
-def _match(
-    elements: tuple[Element, ...],
-    k: int,
-    tokens: Sequence[Token],
-    i: int,
-    slots: dict[str, tuple[int, int, object]],
-) -> int | None:
-    if k == len(elements):
+def _done(tokens: Sequence[Token], i: int, slots: Slots) -> int | None:
+    return i
+
+
+def _end_step() -> Step:
+    """``$``: the clause ends here (only trailing words follow); what comes after is ignored."""
+
+    def step(tokens: Sequence[Token], i: int, slots: Slots) -> int | None:
+        for t in tokens[i:]:
+            if t.low not in _TRAILERS and t.kind != "punct":
+                return None
         return i
-    e = elements[k]
-    if e.slot == "$":
-        return i if all(t.low in _TRAILERS or t.kind == "punct" for t in tokens[i:]) else None
-    if e.reader is not None:
-        got = e.reader(tokens, i)
+
+    return step
+
+
+def _reader_step(reader: Reader, slot: str, optional: bool, then: Step) -> Step:
+    """A slot: the reader's tokens (greedy, never given back); an optional slot the reader
+    finds nothing for is skipped."""
+
+    def step(tokens: Sequence[Token], i: int, slots: Slots) -> int | None:
+        got = reader(tokens, i)
         if got is None:
-            return _match(elements, k + 1, tokens, i, slots) if e.optional else None
+            return then(tokens, i, slots) if optional else None
         j, value = got
-        assert e.slot is not None
-        slots[e.slot] = (i, j, value)
-        end = _match(elements, k + 1, tokens, j, slots)
+        slots[slot] = (i, j, value)
+        end = then(tokens, j, slots)
         if end is None:
-            del slots[e.slot]
+            del slots[slot]
         return end
-    assert e.words is not None
-    if e.repeat:
-        j = i
-        while j < len(tokens) and tokens[j].low in e.words:
+
+    return step
+
+
+def _repeat_step(words: frozenset[str], possessive: bool, then: Step) -> Step:
+    """Zero or more of ``words``: the longest run first, then tokens given back one by one
+    (a possessive run gives none back)."""
+
+    def step(tokens: Sequence[Token], i: int, slots: Slots) -> int | None:
+        j, n = i, len(tokens)
+        while j < n and tokens[j].low in words:
             j += 1
-        if e.possessive:
-            return _match(elements, k + 1, tokens, j, slots)
-        while j >= i:  # longest first, then give tokens back
-            end = _match(elements, k + 1, tokens, j, slots)
+        if possessive:
+            return then(tokens, j, slots)
+        while j >= i:
+            end = then(tokens, j, slots)
             if end is not None:
                 return end
             j -= 1
         return None
-    if i < len(tokens) and tokens[i].low in e.words:
-        end = _match(elements, k + 1, tokens, i + 1, slots)
-        if end is not None:
-            return end
-    if e.optional:
-        return _match(elements, k + 1, tokens, i, slots)
-    return None
+
+    return step
+
+
+def _word_step(words: frozenset[str], optional: bool, then: Step) -> Step:
+    """One of ``words``; an optional word is tried present, then absent."""
+    if not optional:
+
+        def required(tokens: Sequence[Token], i: int, slots: Slots) -> int | None:
+            if i < len(tokens) and tokens[i].low in words:
+                return then(tokens, i + 1, slots)
+            return None
+
+        return required
+
+    def step(tokens: Sequence[Token], i: int, slots: Slots) -> int | None:
+        if i < len(tokens) and tokens[i].low in words:
+            end = then(tokens, i + 1, slots)
+            if end is not None:
+                return end
+        return then(tokens, i, slots)
+
+    return step
+
+
+def _compile(elements: tuple[Element, ...]) -> Step:
+    """The elements as a chain of functions, last first: each element's function calls the
+    next one's, so a match walks the pattern without interpreting it (same backtracking as
+    the notation says: over optional and repeated words only)."""
+    run: Step = _done
+    for e in reversed(elements):
+        if e.slot == "$":
+            run = _end_step()
+        elif e.reader is not None:
+            assert e.slot is not None
+            run = _reader_step(e.reader, e.slot, e.optional, run)
+        elif e.repeat:
+            assert e.words is not None
+            run = _repeat_step(e.words, e.possessive, run)
+        else:
+            assert e.words is not None
+            run = _word_step(e.words, e.optional, run)
+    return run
 
 
 _TRAILERS = frozenset(
@@ -199,7 +258,8 @@ def compile_pattern(source: str) -> Pattern:
     elements = [_element(p, source) for p in source.split()]
     if not elements:
         raise InvalidArgumentError("a pattern needs at least one element, got an empty string")
-    return Pattern(source, _merge_skips(elements))
+    merged = _merge_skips(elements)
+    return Pattern(source, merged, _compile(merged))
 
 
 def _merge_skips(elements: list[Element]) -> tuple[Element, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 
 from remem.extraction.dates import resolve_time_phrase
 from remem.extraction.grammar.guards import NEGATION as _NEG
@@ -61,6 +62,8 @@ _TIME_WORDS = frozenset(
     ]
 )
 """A clause without one of these has no time phrase :func:`resolve_time_phrase` knows."""
+_LOW = itemgetter(1)
+"""A token's case-folded form (``Token.low``), for C-level scans of a clause."""
 
 
 def build(
@@ -92,7 +95,7 @@ def build(
     negated = (
         r.negated != "keep"
         and not r.scan
-        and any(t.low in _NEG for t in clause[m.start : value_end])
+        and not _NEG.isdisjoint(map(_LOW, clause[m.start : value_end]))
     )
     if negated:
         if r.negated == "end" and r.op != END and _stopped(clause):
@@ -118,7 +121,7 @@ def build(
     animal = str(slots["animal"][2]) if "animal" in slots else "pet"
     prev = str(slots["prev"][2]) if "prev" in slots and r.kind == "project" else None
     since = None
-    if any(t.low in _TIME_WORDS for t in clause):
+    if not _TIME_WORDS.isdisjoint(map(_LOW, clause)):
         since = resolve_time_phrase(" ".join(t.text for t in clause), at)
     if since is None and r.event:
         since = at

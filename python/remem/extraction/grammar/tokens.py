@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from itertools import chain
+from operator import itemgetter
+from typing import NamedTuple, cast
 
 __all__ = ["KIND_WORD", "Sentence", "Token", "sentences", "tokenise"]
 
@@ -300,26 +302,48 @@ def _clauses(tokens: list[Token]) -> tuple[tuple[Token, ...], ...]:
 def sentences(text: str) -> list[Sentence]:
     """The sentences of a message, each split into clauses (see the module docstring)."""
     out: list[Sentence] = []
-    for line in _SENTENCE_BREAK.split(text):
-        current: list[Token] = []
-        for t in tokenise(line):
-            if t.low in _SENTENCE_END:
-                if current:
-                    out.append(_sentence(current, t.low == "?"))
-                elif t.low == "?" and out and not out[-1].question:
-                    last = out[-1]
-                    out[-1] = Sentence(last.clauses, True, last.tokens, last.words)
-                current = []
-                continue
-            current.append(t)
-        if current:
-            out.append(_sentence(current, False))
+    pieces = _PIECES
+    for line in _SENTENCE_BREAK.split(text.translate(_QUOTES)):
+        email, digit = "@" in line, _DIGIT.search(line) is not None
+        # only "@", a digit, "+" or "(" start a token that is not a word or a symbol (_kind)
+        plain = not (email or digit or "+" in line or "(" in line)
+        found = _FIND[(email, digit)]
+        split = found.findall(line)
+        looked = list(map(pieces.get, split))
+        got = (
+            [g if g is not None else _tokens_of(p) for g, p in zip(looked, split, strict=True)]
+            if None in looked  # pieces not seen before
+            else cast("list[tuple[Token, ...]]", looked)
+        )
+        # A sentence ends at a piece that is a sentence end (its one token is one).
+        ends = [k for k, piece in enumerate(split) if piece in _SENTENCE_END]
+        ends.append(len(split))
+        begin = 0
+        for end in ends:
+            if end > begin:
+                tokens = list(chain.from_iterable(got[begin:end]))
+                out.append(_sentence(tokens, end < len(split) and split[end] == "?", plain))
+            elif end < len(split) and split[end] == "?" and out and not out[-1].question:
+                last = out[-1]
+                out[-1] = Sentence(last.clauses, True, last.tokens, last.words)
+            begin = end + 1
     return out
 
 
-def _sentence(tokens: list[Token], question: bool) -> Sentence:
-    words = frozenset([t.low if t.kind == "word" else KIND_WORD.get(t.kind, t.low) for t in tokens])
+_LOW = itemgetter(1)
+
+
+def _sentence(tokens: list[Token], question: bool, plain: bool = False) -> Sentence:
+    """One sentence of ``tokens``; ``plain``: the text had no digit and no "@", so every token
+    is a word or a symbol (its own form is its word)."""
+    words = (
+        frozenset(map(_LOW, tokens))
+        if plain
+        else frozenset(
+            [t.low if t.kind == "word" else KIND_WORD.get(t.kind, t.low) for t in tokens]
+        )
+    )
+    whole = tuple(tokens)
     if words.isdisjoint(_BREAKS):  # one clause: nothing to cut at
-        whole = tuple(tokens)
         return Sentence((whole,), question, whole, words)
-    return Sentence(_clauses(tokens), question, tuple(tokens), words)
+    return Sentence(_clauses(tokens), question, whole, words)
