@@ -1,0 +1,78 @@
+"""Filling a :class:`~remem.stores.duckdb.row_cache.RowCache` in the background, page by page.
+
+Why: the warm-up (the ``limit`` newest live rows, one columnar read) made the first ``get``
+after opening a store wait for it — 0.8-2.5 s at 100k records, most of it building 50k Python
+tuples — and every DuckDB call queued behind it on the store's one worker thread. Now the first
+``get`` reads only the ids it wants and starts :func:`warm_rows` as a task: one query on a
+cursor of its own (a duplicate connection, so its pending result survives the store's other
+statements), fetched :data:`WARM_PAGE` rows per worker job, so other calls interleave.
+
+Consistency: the rows are the committed state when the query ran (the worker runs it after
+every write queued before); each page is stored only if no write body ran since the warm
+noted ``generation`` (:meth:`RowCache.store`), and the first write stops the warm — exactly the
+rule every read of the cache follows. Pages come oldest first, as before, so the newest rows are
+evicted last.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+
+from remem.errors import BackendError
+from remem.stores.duckdb.database import DuckDBDatabase
+from remem.stores.duckdb.record_reads import newest_live_rows
+from remem.stores.duckdb.row_cache import RowCache
+
+WARM_PAGE = 2_000
+"""Rows fetched per worker job (~10-40 ms each): short enough for other calls to interleave."""
+log = logging.getLogger(__name__)
+
+
+async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
+    """Store up to ``cache.limit`` of the newest live rows in ``cache``; returns how many
+    were stored (fewer when a write ran meanwhile). A failure is logged, never raised: the
+    cache only stays colder."""
+    since = cache.generation
+    sql = newest_live_rows(cache.limit)
+    stored = 0
+    cursor: duckdb.DuckDBPyConnection | None = None
+    try:
+        cursor = await db.run(lambda conn: _start(conn, sql))
+        page = _pages(cursor)
+        while cache.generation == since:
+            rows = await db.run(page)
+            if cache.store({row[0]: row for row in rows}, since=since):
+                stored += len(rows)
+            if len(rows) < WARM_PAGE:
+                break
+    except (duckdb.Error, BackendError) as exc:  # BackendError: the database closed under us
+        log.warning("warming the record cache of %s stopped: %s", db.path, exc)
+    finally:
+        if cursor is not None:
+            await _close(db, cursor)
+    return stored
+
+
+def _start(conn: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyConnection:
+    cursor = conn.cursor()
+    try:
+        cursor.execute(sql)
+    except BaseException:
+        cursor.close()
+        raise
+    return cursor
+
+
+def _pages(cursor: duckdb.DuckDBPyConnection) -> Callable[[Any], list[tuple[Any, ...]]]:
+    return lambda conn: cursor.fetchmany(WARM_PAGE)
+
+
+async def _close(db: DuckDBDatabase, cursor: duckdb.DuckDBPyConnection) -> None:
+    try:
+        await db.run(lambda conn: cursor.close())
+    except Exception:  # the database is closing: closing it closes its cursors too
+        cursor.close()
