@@ -3,9 +3,10 @@
 Why: the warm-up (the ``limit`` newest live rows, one columnar read) made the first ``get``
 after opening a store wait for it — 0.8-2.5 s at 100k records, most of it building 50k Python
 tuples — and every DuckDB call queued behind it on the store's one worker thread. Now the first
-``get`` reads only the ids it wants and starts :func:`warm_rows` as a task: one query on a
-cursor of its own (a duplicate connection, so its pending result survives the store's other
-statements), fetched :data:`WARM_PAGE` rows per worker job, so other calls interleave.
+``get`` reads only the ids it wants and starts :func:`warm_rows` as a task: one query, run on
+the store's worker but on a cursor of its own (a duplicate connection, whose pending result
+survives the store's other statements), then fetched :data:`WARM_PAGE` rows at a time on a
+thread of its own, so the store's calls never queue behind the pages.
 
 Consistency: the rows are the committed state when the query ran (the worker runs it after
 every write queued before); each page is stored only if no write body ran since the warm
@@ -16,9 +17,8 @@ evicted last.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable
-from typing import Any
 
 import duckdb
 
@@ -26,9 +26,10 @@ from remem.errors import BackendError
 from remem.stores.duckdb.database import DuckDBDatabase
 from remem.stores.duckdb.record_reads import newest_live_rows
 from remem.stores.duckdb.row_cache import RowCache
+from remem.stores.shared.worker import BlockingWorker
 
 WARM_PAGE = 2_000
-"""Rows fetched per worker job (~10-40 ms each): short enough for other calls to interleave."""
+"""Rows converted to Python per fetch (~10-40 ms each), between which the GIL is free."""
 log = logging.getLogger(__name__)
 
 
@@ -40,11 +41,14 @@ async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
     sql = newest_live_rows(cache.limit)
     stored = 0
     cursor: duckdb.DuckDBPyConnection | None = None
+    pages = BlockingWorker(f"warm-{db.path.name}")
     try:
+        # On the store's worker: after every write queued before, so every write whose body
+        # bumped the generation before ``since`` was noted has committed.
         cursor = await db.run(lambda conn: _start(conn, sql))
-        page = _pages(cursor)
+        fetch = functools.partial(cursor.fetchmany, WARM_PAGE)
         while cache.generation == since:
-            rows = await db.run(page)
+            rows = await pages.run(fetch)
             if cache.store({row[0]: row for row in rows}, since=since):
                 stored += len(rows)
             if len(rows) < WARM_PAGE:
@@ -52,8 +56,11 @@ async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
     except (duckdb.Error, BackendError) as exc:  # BackendError: the database closed under us
         log.warning("warming the record cache of %s stopped: %s", db.path, exc)
     finally:
-        if cursor is not None:
-            await _close(db, cursor)
+        try:
+            if cursor is not None:
+                await pages.run(cursor.close)  # after any fetch in flight (one thread)
+        finally:
+            pages.shutdown()
     return stored
 
 
@@ -65,14 +72,3 @@ def _start(conn: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyConnecti
         cursor.close()
         raise
     return cursor
-
-
-def _pages(cursor: duckdb.DuckDBPyConnection) -> Callable[[Any], list[tuple[Any, ...]]]:
-    return lambda conn: cursor.fetchmany(WARM_PAGE)
-
-
-async def _close(db: DuckDBDatabase, cursor: duckdb.DuckDBPyConnection) -> None:
-    try:
-        await db.run(lambda conn: cursor.close())
-    except Exception:  # the database is closing: closing it closes its cursors too
-        cursor.close()
