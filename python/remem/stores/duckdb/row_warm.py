@@ -3,16 +3,16 @@
 Why: the warm-up (the ``limit`` newest live rows, one columnar read) made the first ``get``
 after opening a store wait for it — 0.8-2.5 s at 100k records, most of it building 50k Python
 tuples — and every DuckDB call queued behind it on the store's one worker thread. Now the first
-``get`` reads only the ids it wants and starts :func:`warm_rows` as a task: one query, run on
-the store's worker but on a cursor of its own (a duplicate connection, whose pending result
-survives the store's other statements), then fetched :data:`WARM_PAGE` rows at a time on a
-thread of its own, so the store's calls never queue behind the pages.
+``get`` reads only the ids it wants and starts :func:`warm_rows` as a task: one query on a
+cursor of its own (a duplicate connection, whose pending result survives the store's other
+statements), run and fetched :data:`WARM_PAGE` rows at a time on a thread of its own, so the
+store's calls never queue behind it.
 
-Consistency: the rows are the committed state when the query ran (the worker runs it after
-every write queued before); each page is stored only if no write body ran since the warm
-noted ``generation`` (:meth:`RowCache.store`), and the first write stops the warm — exactly the
-rule every read of the cache follows. Pages come oldest first, as before, so the newest rows are
-evicted last.
+Consistency: the rows are the committed state when the query ran, at or after the moment the
+warm noted ``generation`` on the store's worker (see :func:`warm_rows`); each page is stored
+only if no write body ran since (:meth:`RowCache.store`), and the first write stops the warm —
+exactly the rule every read of the cache follows. Pages come oldest first, as before, so the
+newest rows are evicted last.
 """
 
 from __future__ import annotations
@@ -37,16 +37,18 @@ async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
     """Store up to ``cache.limit`` of the newest live rows in ``cache``; returns how many
     were stored (fewer when a write ran meanwhile). A failure is logged, never raised: the
     cache only stays colder."""
-    since = cache.generation
     sql = newest_live_rows(cache.limit)
     stored = 0
     cursor: duckdb.DuckDBPyConnection | None = None
     pages = BlockingWorker(f"warm-{db.path.name}")
     try:
-        # On the store's worker: after every write queued before, so every write whose body
-        # bumped the generation before ``since`` was noted has committed.
-        cursor = await db.run(lambda conn: _start(conn, sql))
-        fetch = functools.partial(cursor.fetchmany, WARM_PAGE)
+        # ``since`` is noted on the store's worker: every write whose body ran before it has
+        # committed (a write is one worker job), and any later body bumps the generation, so
+        # the query may run on the other thread, where the store's calls never wait for it.
+        since, opened = await db.run(lambda conn: (cache.generation, conn.cursor()))
+        cursor = opened
+        await pages.run(functools.partial(opened.execute, sql))
+        fetch = functools.partial(opened.fetchmany, WARM_PAGE)
         while cache.generation == since:
             rows = await pages.run(fetch)
             if cache.store({row[0]: row for row in rows}, since=since):
@@ -62,13 +64,3 @@ async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
         finally:
             pages.shutdown()
     return stored
-
-
-def _start(conn: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyConnection:
-    cursor = conn.cursor()
-    try:
-        cursor.execute(sql)
-    except BaseException:
-        cursor.close()
-        raise
-    return cursor
