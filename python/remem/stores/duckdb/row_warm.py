@@ -17,6 +17,7 @@ newest rows are evicted last.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 
@@ -57,6 +58,10 @@ async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
                 break
     except (duckdb.Error, BackendError) as exc:  # BackendError: the database closed under us
         log.warning("warming the record cache of %s stopped: %s", db.path, exc)
+    except asyncio.CancelledError:
+        if cursor is not None:
+            cursor.interrupt()  # the store is closing: stop the query instead of waiting for it
+        raise
     finally:
         try:
             if cursor is not None:
