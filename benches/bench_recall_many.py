@@ -58,28 +58,36 @@ snapshot (0.2-2.4 s for the whole first vector query, id maps included); what re
 episodic memory index's catch-up (~3.0 s) and the record store's row-cache warm (0.8-1.1 s) —
 both outside the vector store, so the 0.5 s target is not met yet.
 
-Issue #21, warm21 (the world built once, then two reopens per side, before and after in one
-session, load average 9-17; the second reopen is the steady state, the first may write the
-snapshots it loads next; spans overlap on threads):
-``python -m benches.first_recall_probe /tmp/w 100000`` (and ``10000``), the "before" side with
-``PYTHONPATH`` on a checkout of d797d43:
+Issue #21, warm21: ``python -m benches.first_recall_probe /tmp/w 100000`` (and ``10000``;
+the world built once, then two reopens per side, the "before" side with ``PYTHONPATH`` on a
+checkout of d797d43; before and after back to back in one session). Twice: under load (load
+average 9-17, the other helpers running) and once the machine went quiet (load 1.1). Spans run
+on different threads and overlap.
 
-    first recall after open     before (d797d43)        after
-    10k  (1st / 2nd reopen)     2.03 / 0.93 s           1.09 / 0.38 s (1st: no snapshot yet)
-    100k (1st / 2nd reopen)     11.4 / 11.5 s           3.70 / 2.05 s
-    100k episodic catch_up      8.3 / 9.2 s             1.18 / 0.53 s (snapshot + newer rows)
-    100k records first get      2.6 / 2.0 s (warm-up)   0.10 / 0.05 s (warm-up in background)
-    100k vector id maps         1.04 / 0.23 s           0.82 / 0.34 s (columnar: 1.3-1.5x alone)
-    100k vector load_scan       2.9 / 5.5 s             2.7 / 1.5 s (unchanged code)
-    100k max RSS after reopen   649 / 713 MiB           400 / 439 MiB
+    first recall after open (1st / 2nd reopen)   before (d797d43)   after
+    quiet  10k                                   0.193 / 0.158 s    0.045 / 0.041 s
+    quiet  100k                                  1.440 / 1.268 s    0.217 / 0.186 s
+      episodic catch_up                          1.10 / 0.96 s      0.087 / 0.063 s
+      records first get (warm-up)                0.27 / 0.26 s      0.015 / 0.013 s
+      vector id maps + load_scan                 0.76 / 0.72 s      0.19 / 0.16 s
+      max RSS after the second recall            661 / 715 MiB      400 / 436 MiB
+    load 9-17  10k                               2.03 / 0.93 s      1.09 (no snapshot yet) / 0.38 s
+    load 9-17  100k                              11.4 / 11.5 s      3.70 / 2.05 s
+      episodic catch_up                          8.3 / 9.2 s        1.18 / 0.53 s
+      records first get                          2.6 / 2.0 s        0.10 / 0.05 s
+      vector load_scan (code unchanged)          2.9 / 5.5 s        2.7 / 1.5 s
 
-At 100k the first recall is now the vector store's: its id maps and the 194 MB scan snapshot
-(``np.load`` reads and CRC-checks all of it: 1.4 s alone at load 17), so the 0.5 s target is met
-at 10k but not at 100k. What would close it: memory-map the snapshot's arrays (the first query
-touches the 38 MB of int8 codes and a few float rows) with a checksum per block verified when a
-block is first read, and keep the id maps in the snapshot. The second recall after open can pay
-part of the background row warm-up (0.2-0.5 s at 100k, GIL and cores shared); the RSS is lower
-mainly because the row cache is still filling when the probe reads it.
+What changed: the episodic index loads its snapshot (``episode_snapshot``) and indexes only
+newer rows; the record store's first ``get`` reads its own ids and the row-cache warm-up runs
+in the background (``row_warm``); the vector id maps come from one columnar read (1.3-1.5x
+alone). The vector scan snapshot's load is the same code: it got faster because it no longer
+shares the GIL with the episodic rebuild. So the 0.5 s target is met at 100k on a quiet machine
+(0.19-0.22 s), not under heavy load, where the 194 MB scan snapshot (``np.load`` reads and
+CRC-checks all of it: 1.4 s alone at load 17) and the id maps dominate. What would close that:
+memory-map the snapshot's arrays (the first query touches the 38 MB of int8 codes and a few
+float rows) with a checksum per block verified when a block is first read, and keep the id maps
+in the snapshot. The RSS is lower partly because the row cache may still be filling when the
+probe reads it; under load the second recall can pay some of that warm-up (0.2-0.5 s at 100k).
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
