@@ -71,6 +71,7 @@ on different threads and overlap.
       records first get (warm-up)                0.27 / 0.26 s      0.015 / 0.013 s
       vector id maps + load_scan                 0.76 / 0.72 s      0.19 / 0.16 s
       max RSS after the second recall            661 / 715 MiB      400 / 436 MiB
+      max RSS 8 s after one recall (warm done)   593 MiB            540 MiB
     load 9-17  10k                               2.03 / 0.93 s      1.09 (no snapshot yet) / 0.38 s
     load 9-17  100k                              11.4 / 11.5 s      3.70 / 2.05 s
       episodic catch_up                          8.3 / 9.2 s        1.18 / 0.53 s
@@ -86,8 +87,8 @@ shares the GIL with the episodic rebuild. So the 0.5 s target is met at 100k on 
 CRC-checks all of it: 1.4 s alone at load 17) and the id maps dominate. What would close that:
 memory-map the snapshot's arrays (the first query touches the 38 MB of int8 codes and a few
 float rows) with a checksum per block verified when a block is first read, and keep the id maps
-in the snapshot. The RSS is lower partly because the row cache may still be filling when the
-probe reads it; under load the second recall can pay some of that warm-up (0.2-0.5 s at 100k).
+in the snapshot. Right after the recalls the RSS is lower mostly because the row cache is still filling
+(once it is full, 593 → 540 MiB: the episodic rebuild's transient arrays are gone); under load the second recall can pay some of that warm-up (0.2-0.5 s at 100k).
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
