@@ -87,8 +87,9 @@ shares the GIL with the episodic rebuild. So the 0.5 s target is met at 100k on 
 CRC-checks all of it: 1.4 s alone at load 17) and the id maps dominate. What would close that:
 memory-map the snapshot's arrays (the first query touches the 38 MB of int8 codes and a few
 float rows) with a checksum per block verified when a block is first read, and keep the id maps
-in the snapshot. Right after the recalls the RSS is lower mostly because the row cache is still filling
-(once it is full, 593 → 540 MiB: the episodic rebuild's transient arrays are gone); under load the second recall can pay some of that warm-up (0.2-0.5 s at 100k).
+in the snapshot. Right after the recalls the RSS is lower mostly because the row cache is
+still filling (once it is full, 593 → 540 MiB: the episodic rebuild's transient arrays are
+gone); under load the second recall can pay some of that warm-up (0.2-0.5 s at 100k).
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
