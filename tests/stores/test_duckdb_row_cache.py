@@ -196,13 +196,14 @@ async def test_first_get_warms_the_cache_with_the_newest_live_records(tmp_path: 
     db.record_rows.limit = 4  # room for the four newest live records only
     async with DuckDBRecordStore(db) as store:
         assert len(db.record_rows) == 0
-        assert await store.get([live[0].id]) == [live[0]]
-        held, missing = db.record_rows.lookup([r.id for r in [*live, gone]])
-        # Warmed with the four newest live records (2-5, stored oldest first), then the one
-        # read joined and the oldest stored (2) was evicted; the deleted record never entered.
-        assert set(held) == {live[0].id, live[3].id, live[4].id, live[5].id}
-        assert set(missing) == {live[1].id, live[2].id, gone.id}
+        assert await store.get([live[0].id]) == [live[0]]  # read at once, the warm-up behind
         assert db.record_rows.warmed
+        await store.warm_cache()
+        held, missing = db.record_rows.lookup([r.id for r in [*live, gone]])
+        # The one read was stored first; the warm-up's four newest live records (2-5, oldest
+        # first) then evicted it; the deleted record never entered.
+        assert set(held) == {live[2].id, live[3].id, live[4].id, live[5].id}
+        assert set(missing) == {live[0].id, live[1].id, gone.id}
         # Every held row decodes to exactly the record DuckDB returns without the cache.
         for rid in held:
             (cached,) = await store.get([rid])
@@ -215,7 +216,52 @@ async def test_a_write_during_the_warm_up_keeps_its_rows_out(store: DuckDBRecord
     ids = [record(i).id for i in range(3)]
     # Racing writes: the warm-up read must not store rows a write may have changed.
     await asyncio.gather(store.get(ids[:1]), store.upsert([record(1, text="changed")]))
+    await store.warm_cache()
     got = await store.get(ids)
     assert got == await _uncached(store, ids)
     assert got[1].text == "changed"
     assert cache.warmed
+
+
+async def test_the_warm_up_pages_stop_at_a_write_and_never_block_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from remem.stores.duckdb import row_warm
+
+    monkeypatch.setattr(row_warm, "WARM_PAGE", 3)  # seven pages for twenty records
+    path = tmp_path / "memory.duckdb"
+    records = [record(i) for i in range(20)]
+    async with DuckDBRecordStore(DuckDBDatabase(path)) as first:
+        await first.put(records)
+    db = DuckDBDatabase(path)
+    async with DuckDBRecordStore(db) as store:
+        cache = db.record_rows
+        # A write races the pages: whatever was stored is what DuckDB holds now.
+        assert await store.get([records[0].id]) == [records[0]]
+        await store.upsert([record(19, text="changed")])
+        await store.warm_cache()
+        held = list(cache.lookup([r.id for r in records])[0])
+        assert await store.get(held) == await _uncached(store, held)
+    db = DuckDBDatabase(path)
+    async with DuckDBRecordStore(db) as store:
+        cache, real_store = db.record_rows, db.record_rows.store
+
+        def store_then_write(rows: dict[str, tuple[object, ...]], *, since: int) -> bool:
+            kept = real_store(rows, since=since)
+            cache.invalidate([])  # a write body runs right after the first page
+            return kept
+
+        monkeypatch.setattr(cache, "store", store_then_write)
+        await store.warm_cache()
+        assert len(cache) == 3  # the first page only: the warm-up stopped at the write
+    db = DuckDBDatabase(path)
+    async with DuckDBRecordStore(db) as store:
+        await store.warm_cache()  # no write meanwhile: every page stored
+        assert len(db.record_rows) == 20
+        ids = [r.id for r in records]
+        assert (await store.get(ids))[19].text == "changed"
+    db = DuckDBDatabase(path)
+    async with DuckDBRecordStore(db) as store:
+        await store.get([records[0].id])  # closed while warming: cancelled cleanly
+    async with DuckDBRecordStore(DuckDBDatabase(path)) as store:
+        assert len(await store.get([r.id for r in records])) == 20

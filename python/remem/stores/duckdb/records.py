@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import datetime
 from typing import Any
 
@@ -20,8 +22,9 @@ from remem.stores.base.records import (
 from remem.stores.duckdb.base import DuckDBStore
 from remem.stores.duckdb.database import Conn, objects, register_rows
 from remem.stores.duckdb.record_put import BOUND_ROWS, put_bound
-from remem.stores.duckdb.record_reads import newest_live_rows, rows_by_id
+from remem.stores.duckdb.record_reads import rows_by_id
 from remem.stores.duckdb.row_cache import Row
+from remem.stores.duckdb.row_warm import warm_rows
 from remem.stores.duckdb.schema import RECORD_TYPES
 from remem.stores.records import LifecycleColumns
 from remem.stores.shared.record_checks import missing_error
@@ -94,6 +97,8 @@ class DuckDBRecordStore(DuckDBStore, RecordStoreBase):
             cols = await store.lifecycle_columns(stages=[MemoryStage.SHORT_TERM])
     """
 
+    _warming: asyncio.Task[int] | None = None
+
     async def _put(self, batch: list[MemoryRecord]) -> None:
         rows = [_db_row(r) for r in batch]
         cache = self._db.record_rows
@@ -138,7 +143,7 @@ class DuckDBRecordStore(DuckDBStore, RecordStoreBase):
         cache = self._db.record_rows
         await self._ready()
         if not cache.warmed:
-            await self._warm()
+            self._start_warm()
         since = cache.generation
         found, missing = cache.lookup(ids)
         if missing:
@@ -154,23 +159,32 @@ class DuckDBRecordStore(DuckDBStore, RecordStoreBase):
             found.update(fresh)
         return found
 
-    async def _warm(self) -> None:
-        """Fill the row cache with the newest live records, once, on the first ``get``: a
-        DuckDB point lookup costs ~2-3 ms at 10k rows whatever the number of ids, which every
-        recall touching new records paid (the distinct-query p50 was twice the warm one); one
-        columnar read of up to ``limit`` rows (~0.1 s at 10k) pays it once."""
+    async def warm_cache(self) -> None:
+        """Fill the row cache with the newest live records now, and return when it is done
+        (``get`` starts this in the background on its first call; see row_warm)."""
+        await self._ready()
+        cache = self._db.record_rows
+        if not cache.warmed:
+            self._start_warm()
+        if self._warming is not None:
+            await asyncio.shield(self._warming)
+
+    def _start_warm(self) -> None:
+        """Warm the row cache in the background, once per database: a DuckDB point lookup costs
+        ~2-3 ms whatever the number of ids, which every recall touching new records paid; the
+        warm-up pays it once, without making the first ``get`` wait (row_warm)."""
         cache = self._db.record_rows
         cache.warmed = True
-        if cache.limit <= 0:
-            return
-        since = cache.generation
-        sql = newest_live_rows(cache.limit)
+        if cache.limit > 0:
+            self._warming = asyncio.get_running_loop().create_task(warm_rows(self._db, cache))
 
-        def work(conn: Conn) -> list[tuple[Any, ...]]:
-            return conn.execute(sql).fetchall()
-
-        rows = await self._read(work, action="warming the record cache")
-        cache.store({row[0]: row for row in rows}, since=since)
+    async def _close(self) -> None:
+        task, self._warming = self._warming, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await super()._close()
 
     async def _read_rows(self, ids: list[str]) -> list[tuple[Any, ...]]:
         sql, params = rows_by_id(ids)

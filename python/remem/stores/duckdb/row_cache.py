@@ -57,7 +57,7 @@ class RowCache:
         self.limit = limit
         self.generation = 0
         self.warmed = False
-        """Set once the store has filled the cache with its newest rows (see ``_warm``)."""
+        """Set once a store has started filling the cache with its newest rows (row_warm)."""
         self._rows: dict[str, Row] = {}
         self._lock = threading.Lock()
 
@@ -77,10 +77,10 @@ class RowCache:
                 held[i] = row
         return held, missing
 
-    def store(self, rows: dict[str, Row], *, since: int) -> None:
-        """Keep ``rows`` if no write ran since ``generation`` was ``since``."""
+    def store(self, rows: dict[str, Row], *, since: int) -> bool:
+        """Keep ``rows`` if no write ran since ``generation`` was ``since``; True if kept."""
         with self._lock:
-            self._keep(rows, since=since)
+            return self._keep(rows, since=since)
 
     def _keep(self, rows: dict[str, Row], *, since: int) -> bool:
         if not rows or self.limit <= 0 or self.generation != since:

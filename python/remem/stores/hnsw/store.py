@@ -401,8 +401,8 @@ class HnswVectorStore(VectorStoreBase):
         state = self._loaded.get(check_collection(name))
         if state is None:
             row = self._db().collection(name)
-            pairs = self._db().labels(row.cid)
-            state = Loaded(row, dict(pairs), {label: item_id for item_id, label in pairs})
+            label_of, id_of = self._db().labels(row.cid)
+            state = Loaded(row, label_of, id_of)
             self._loaded[name] = state
         return state
 

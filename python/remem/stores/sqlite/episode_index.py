@@ -26,11 +26,13 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from remem.stores.sqlite.episode_snapshot import SavedEpisodes, load_episodes, save_episodes
 from remem.stores.sqlite.fts5_tokens import fts5_tokens
 from remem.stores.term_index import IndexSnapshot, TermIndex
 
@@ -58,9 +60,12 @@ class _Column:
     """An append-only integer array; a view of its prefix stays valid (and unchanged) after
     later appends, so published views need no copy."""
 
-    def __init__(self, dtype: type[np.integer[Any]]) -> None:
-        self._buffer: NDArray[Any] = np.zeros(1024, dtype=dtype)
-        self._size = 0
+    def __init__(self, dtype: type[np.integer[Any]], values: NDArray[Any] | None = None) -> None:
+        size = 0 if values is None else len(values)
+        self._buffer: NDArray[Any] = np.zeros(max(1024, size + size // 8), dtype=dtype)
+        if values is not None:
+            self._buffer[:size] = values
+        self._size = size
 
     def extend(self, values: Sequence[int]) -> None:
         end = self._size + len(values)
@@ -149,21 +154,40 @@ class EpisodeView:
 
 class EpisodeIndex:
     """The in-memory index of one episodic database, built lazily by the first
-    :meth:`catch_up`. Thread-safe: catch-ups serialise on a lock, views are immutable."""
+    :meth:`catch_up`. Thread-safe: catch-ups serialise on a lock, views are immutable.
 
-    def __init__(self) -> None:
+    With ``database`` (the SQLite file's path), the first catch-up starts from the snapshot
+    saved beside it, if it is a valid prefix of the table (:mod:`.episode_snapshot`), and then
+    indexes only the rows after it; :meth:`save` writes the snapshot (the store calls it at
+    close)."""
+
+    def __init__(self, database: Path | None = None) -> None:
         self._lock = threading.Lock()
+        self._database = database
+        self._tried_snapshot = database is None
         self._reset()
 
-    def _reset(self) -> None:
-        self._terms = TermIndex()
-        self._seqs = _Column(np.int64)
-        self._created = _Column(np.int64)
-        self._sessions = _Column(np.int32)
-        self._codes: dict[str, int] = {}
-        self._scopes = _Column(np.int32)
-        self._scope_codes: dict[str, int] = {}
-        self._view = self._publish(0)
+    def _reset(self, saved: SavedEpisodes | None = None) -> None:
+        if saved is None:
+            self._terms = TermIndex()
+            self._seqs = _Column(np.int64)
+            self._created = _Column(np.int64)
+            self._sessions = _Column(np.int32)
+            self._codes: dict[str, int] = {}
+            self._scopes = _Column(np.int32)
+            self._scope_codes: dict[str, int] = {}
+            self._saved_seq = 0
+            self._view = self._publish(0)
+            return
+        self._terms = saved.terms
+        self._seqs = _Column(np.int64, saved.seqs)
+        self._created = _Column(np.int64, saved.created_us)
+        self._sessions = _Column(np.int32, saved.sessions)
+        self._codes = {name: code for code, name in enumerate(saved.session_names)}
+        self._scopes = _Column(np.int32, saved.scopes)
+        self._scope_codes = {name: code for code, name in enumerate(saved.scope_names)}
+        self._saved_seq = saved.last_seq
+        self._view = self._publish(saved.last_seq)
 
     def _publish(self, last_seq: int) -> EpisodeView:
         self._view = EpisodeView(
@@ -187,9 +211,15 @@ class EpisodeIndex:
         """Index the rows of ``conn``'s database not indexed yet and return the view."""
         (top,) = conn.execute("SELECT coalesce(max(seq), 0) FROM episodic_items").fetchone()
         view = self._view
-        if view.last_seq == top:
+        if view.last_seq == top and self._tried_snapshot:
             return view
         with self._lock:
+            if not self._tried_snapshot:
+                self._tried_snapshot = True
+                assert self._database is not None
+                saved = load_episodes(conn, self._database)
+                if saved is not None and saved.last_seq <= top:
+                    self._reset(saved)
             if self._view.last_seq > top:
                 self._reset()  # rows vanished: not this store's file any more, rebuild
             rows = conn.execute(
@@ -205,6 +235,27 @@ class EpisodeIndex:
             self._sessions.extend([self._code(row[3]) for row in rows])
             self._scopes.extend([self._scope_code(row[4]) for row in rows])
             return self._publish(rows[-1][0])
+
+    def save(self, conn: sqlite3.Connection) -> bool:
+        """Write the snapshot of the rows indexed so far if it holds rows the saved one does
+        not (:func:`~.episode_snapshot.save_episodes`); True if written."""
+        with self._lock:
+            view = self._view
+            if self._database is None or view.last_seq <= self._saved_seq:
+                return False
+            saved = SavedEpisodes(
+                terms=self._terms,
+                seqs=view.seqs,
+                created_us=view.created_us,
+                sessions=view.sessions,
+                session_names=list(self._codes),
+                scopes=view.scopes,
+                scope_names=list(self._scope_codes),
+            )
+            written = save_episodes(conn, self._database, saved)
+            if written:
+                self._saved_seq = view.last_seq
+            return written
 
     def _code(self, session_id: str | None) -> int:
         if session_id is None:

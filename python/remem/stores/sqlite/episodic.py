@@ -3,6 +3,7 @@ in-memory bm25 index that ranks identically), and day summaries."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Sequence
 from datetime import date, datetime
@@ -37,6 +38,7 @@ from remem.stores.sqlite.embedded import (
 from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
 from remem.stores.sqlite.episode_rows import Row, entry_from_row, new_rows, note_row, turn_row
 from remem.stores.sqlite.episode_search import fts5_plan, hit_from_row, read_hits, search_request
+from remem.stores.sqlite.episode_snapshot import discard_temp_snapshots
 from remem.stores.sqlite.episodic_schema import COLUMNS, IMMUTABLE, SCHEMA, add_namespaces
 from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.sqlite.search_identity import ensure_search_identity
@@ -54,6 +56,8 @@ def _scope_sql(scopes: tuple[str, ...] | None, column: str) -> tuple[str, tuple[
         return "", ()
     return f" AND {column} IN ({', '.join('?' * len(scopes))})", scopes
 
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 """The episodic schema version this remem writes (``remem migrate`` compares it).
@@ -77,8 +81,10 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
     same scores; FTS5 scores every matching row through its SQL machinery, the copy ranks CSR
     postings natively — a search measured 5x faster at 10k chat-like notes, 16x when the query
     matches half of them, 20-90x at 100k, ``benches/bench_fulltext.py``), built on the first
-    search (~0.1 s per 10k notes) and caught up with new rows (from any connection or process)
-    before each one;
+    search — from the snapshot saved beside the file at the last close plus the rows written
+    since (:mod:`~remem.stores.sqlite.episode_snapshot`), or from every row (~0.1 s per 10k
+    notes on a quiet machine) without a usable one — and caught up with new rows (from any
+    connection or process) before each one;
     ``"fts5"`` queries the FTS5 table directly, as before. Days group turns in ``timezone`` (an
     IANA name).
 
@@ -129,20 +135,28 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
             upgrade=lambda conn: _upgrade(conn, full_text),
         )
         self._readers: ReaderPool | None = None
-        self._episodes = EpisodeIndex() if search_index == "memory" else None
+        self._episodes = EpisodeIndex(self._db.path) if search_index == "memory" else None
 
     @property
     def path(self) -> Path:
         return self._db.path
 
     async def _open(self) -> None:
-        await self._db.run(lambda conn: None)
+        await self._db.run(lambda conn: discard_temp_snapshots(self.path))
 
     async def _close(self) -> None:
         readers, self._readers = self._readers, None
         if readers is not None:
             readers.close()
-        await self._db.close()
+        episodes = self._episodes
+        try:
+            if episodes is not None:
+                # The next open loads it and indexes only newer rows (episode_snapshot).
+                await self._db.run(episodes.save)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("could not save the episodic index snapshot of %s: %s", self.path, exc)
+        finally:
+            await self._db.close()
 
     async def index_turns(
         self, entries: Sequence[TranscriptEntry], *, namespace: str = DEFAULT_NAMESPACE

@@ -64,6 +64,35 @@ class TermIndex:
     def __len__(self) -> int:
         return self._snapshot.n_docs
 
+    def parts(self) -> tuple[list[str], Segment, Segment]:
+        """(the vocabulary's terms in id order, the main segment, the tail), consistent with
+        :meth:`snapshot` — what :meth:`restore` takes back (:mod:`.arrays` saves them)."""
+        with self._lock:
+            return self._vocabulary.terms(), self._main, self._tail
+
+    @classmethod
+    def restore(
+        cls,
+        terms: Sequence[str],
+        main: Segment,
+        tail: Segment,
+        *,
+        merge_fraction: float = DEFAULT_MERGE_FRACTION,
+        min_tail_docs: int = DEFAULT_MIN_TAIL_DOCS,
+    ) -> TermIndex:
+        """The index :meth:`parts` described (segments over ids below ``len(terms)``; checked
+        by :func:`.arrays.segment_from_arrays`, not here)."""
+        index = cls(merge_fraction=merge_fraction, min_tail_docs=min_tail_docs)
+        index._vocabulary = Vocabulary(terms)
+        if main.n_docs == 0 and tail.n_docs:
+            main, tail = tail, Segment.empty()
+        index._main, index._tail = main, tail
+        segments = tuple(s for s in (main, tail) if s.n_docs)
+        index._snapshot = IndexSnapshot(
+            segments, index._vocabulary, main.n_docs + tail.n_docs, main.n_tokens + tail.n_tokens
+        )
+        return index
+
     def snapshot(self) -> IndexSnapshot:
         """The documents appended so far, frozen (a new object after each append)."""
         return self._snapshot

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,14 +18,21 @@ class Vocabulary:
     least the reader's snapshot size, which readers treat as absent.
     """
 
-    def __init__(self) -> None:
-        counter = itertools.count()
+    def __init__(self, terms: Sequence[str] = ()) -> None:
+        """Start from ``terms`` (distinct; term ``i`` gets id ``i``), e.g. a saved :meth:`terms`."""
         # A defaultdict whose factory numbers new keys: the C-level __getitem__ maps a whole
         # token stream to ids without a Python call per token.
-        self._ids: defaultdict[str, int] = defaultdict(counter.__next__)
+        self._ids: defaultdict[str, int] = defaultdict(itertools.count(len(terms)).__next__)
+        self._ids.update(zip(terms, range(len(terms)), strict=True))
+        if len(self._ids) != len(terms):
+            raise ValueError("the saved vocabulary repeats a term")
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def terms(self) -> list[str]:
+        """Every term, in id order (callers serialise with writers)."""
+        return list(self._ids)
 
     def get(self, term: str) -> int | None:
         """The id of ``term``, or None if it was never added."""
