@@ -51,6 +51,34 @@ At 100k after: texts 14.4 s, vectors 13.9 s, rank 4.4 s, eligible 3.0 s, access 
 26.4 s — the batched retrievers (the stores' native calls and their hit rows) are now the
 largest steps, then the per-query ranking.
 
+Issue #21, batch21b (10k only: ``pytest benches/bench_recall_many.py --benchmark-only -s
+-p no:randomly -k 10k``, once on d797d43 and once after, load average 10-15). The full-text
+stage decoded every hit row's metadata JSON, kind and timestamp per hit (1,000 queries × 90
+hits = 88k decodes of a few thousand distinct rows: ~70% of the stage's CPU); the SQLite
+episodic store's ``HitReader`` now decodes each distinct value once per batch. At this load
+wall time is 4-6x CPU time, so the CPU seconds are the steadier figure. The rows below the
+first come from a throwaway script (not kept) that reopens the bench's 10k world, runs the
+warm-up batch, then times ``recall_many`` (and ``Retrieval.texts`` / ``vectors`` alone) with
+``time.process_time``, before and after back to back; the vector path is unchanged (its row is
+noise):
+
+    figure (10k)                         before (d797d43)     after
+    bench q/s remem / baseline           37.1 / 252 (0.15x)   48.7 / 411 (0.12x, load)
+    back-to-back run q/s (2 batches)     31 / 41              75 / 70
+    CPU s per 1,000-query batch          4.35 / 4.48          3.56 / 4.22
+    texts stage alone, CPU s (3 runs)    2.23 / 1.87 / 1.79   1.46 / 1.37 / 1.35
+    vectors stage alone, CPU s           0.64                 0.50
+    stage texts (wall s, back to back)   8.87                 4.46
+    stage rank                           7.39                 6.67
+    stage vectors                        2.43                 2.30
+
+The native kernels are not the cost: the batched ``bm25_top_k_many`` call is ~0.1 s of the
+texts stage for the 1,000 queries; the rest is Python per hit (the hit rows' read and order,
+one ``EpisodicHit`` per hit). Both retrievers' wall figures include waiting for the GIL while
+the per-query graph match runs on the event loop (the three retrievers run concurrently). The
+targets (5,000 q/s at 10k, 1,000 at 100k) are far off: ~4 ms of CPU per query remain, most of
+it the per-query ranking in Python (fusion, priors, explanation for ~50 candidates a query).
+
 The first recall after open at 100k, by store (a probe timing each store's first call after a
 reopen; two reopens, the second with a warm page cache): the vector scan cache took
 6.6 s to rebuild from DuckDB (3.9 s of it the columnar read) and now 0.1-0.7 s to load its

@@ -177,6 +177,7 @@ def linear_fusion(
     features, ranks = _features_and_ranks(lists)
     # A fixed summation order (the features' names sorted) keeps equal inputs bit-identical.
     prefixes = {ranked.retriever: f"{ranked.retriever}_" for ranked in lists}
+    owners: dict[str, tuple[str, ...]] = {}  # feature name -> the retrievers whose part it is
     for key, row in features.items():
         if extras is not None and key in extras:
             row = {**row, **extras[key]}
@@ -184,22 +185,24 @@ def linear_fusion(
         # The sum runs over the row's weighted features in name order: the weights' sorted
         # order, less the names the row lacks — each of those adds w × 0.0 = +0.0, which leaves
         # a sum that starts at +0.0 unchanged, so skipping them is exact.
-        items = sorted(row.items())
+        # Each retriever's part: its features' weighted values summed in name order (as
+        # ``sum`` over the sorted row would, from 0) — accumulated in the same pass.
         score = 0.0
-        for name, x in items:
+        acc: dict[str, float] = {}
+        for name, x in sorted(row.items()):
             w = weights.get(name)
             if w is not None:
                 score += w * x
+            mine = owners.get(name)
+            if mine is None:
+                mine = owners[name] = tuple(
+                    r for r, prefix in prefixes.items() if name == r or name.startswith(prefix)
+                )
+            for retriever in mine:
+                acc[retriever] = acc.get(retriever, 0) + (0.0 if w is None else w) * x
         fused.score = score
-        # Each retriever's part: its features' weighted values summed in name order (as
-        # ``sum`` over the sorted row would, from 0), one pass over the row.
         for retriever, (rank, raw) in ranks[key].items():
-            prefix = prefixes[retriever]
-            part: float = 0
-            for f, x in items:
-                if f == retriever or f.startswith(prefix):
-                    part += weights.get(f, 0.0) * x
-            fused.parts[retriever] = (rank, raw, part)
+            fused.parts[retriever] = (rank, raw, acc.get(retriever, 0))
         out[key] = fused
     return out
 

@@ -103,3 +103,47 @@ def hit_from_row(row: tuple[Any, ...]) -> EpisodicHit:
             "namespace": namespace,
         },
     )
+
+
+_KINDS = {k.value: k for k in EpisodeKind}
+
+
+class HitReader:
+    """:func:`hit_from_row` for the many rows of one search batch, decoding each distinct
+    metadata text and timestamp once (a batch of 1,000 queries × 90 hits names the same few
+    thousand rows again and again; the per-hit JSON decode, enum lookup and datetime were most
+    of a batch's cost). Every hit gets its own metadata dict (a copy of the decoded one), so
+    the hits are exactly :func:`hit_from_row`'s and share nothing mutable.
+
+        reader = HitReader()
+        hits = [reader.hit(row) for row in rows]
+    """
+
+    __slots__ = ("_metadata", "_times")
+
+    def __init__(self) -> None:
+        self._metadata: dict[str, dict[str, object]] = {}
+        self._times: dict[int, datetime] = {}
+
+    def hit(self, row: tuple[Any, ...]) -> EpisodicHit:
+        id_, kind, session_id, turn, text, score, created_at_us, metadata, namespace = row
+        meta = self._metadata.get(metadata)
+        if meta is None:
+            meta = self._metadata[metadata] = load_metadata(metadata)
+        at = self._times.get(created_at_us)
+        if at is None:
+            at = self._times[created_at_us] = from_micros(created_at_us)
+        return trusted(
+            EpisodicHit,
+            {
+                "id": id_,
+                "kind": _KINDS[kind],
+                "session_id": session_id,
+                "turn_number": turn,
+                "text": text,
+                "score": float(score),
+                "created_at": at,
+                "metadata": dict(meta) if meta else {},
+                "namespace": namespace,
+            },
+        )

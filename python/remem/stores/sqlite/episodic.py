@@ -37,7 +37,12 @@ from remem.stores.sqlite.embedded import (
 )
 from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, fetch_hits
 from remem.stores.sqlite.episode_rows import Row, entry_from_row, new_rows, note_row, turn_row
-from remem.stores.sqlite.episode_search import fts5_plan, hit_from_row, read_hits, search_request
+from remem.stores.sqlite.episode_search import (
+    HitReader,
+    fts5_plan,
+    read_hits,
+    search_request,
+)
 from remem.stores.sqlite.episode_snapshot import discard_temp_snapshots
 from remem.stores.sqlite.episodic_schema import COLUMNS, IMMUTABLE, SCHEMA, add_namespaces
 from remem.stores.sqlite.readers import ReaderPool
@@ -272,10 +277,11 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
             # On the worker thread: the catch-up (and any merge) never blocks the event loop.
             view = episodes.catch_up(conn)
             rows = fetch_hits(conn, requests, view.candidates_many(requests))
+            reader = HitReader()
             return [
                 read_hits(conn, fts5_plan(r))
                 if found is None
-                else [hit_from_row(row) for row in found]
+                else [reader.hit(row) for row in found]
                 for r, found in zip(requests, rows, strict=True)
             ]
 
