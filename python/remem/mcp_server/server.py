@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 
 from remem._native import __version__
 from remem.errors import RememError
-from remem.mcp_server.tools import add_tools
+from remem.mcp_server.tools import memory_tools
 from remem.service import MemoryService
 
 __all__ = ["INSTRUCTIONS", "build_server"]
@@ -37,9 +37,12 @@ INSTRUCTIONS = (
 def build_server(service: MemoryService) -> MCPServer[Any]:
     """An MCP server exposing ``service`` (tools and resources; see the module docstring)."""
     server: MCPServer[Any] = MCPServer(
-        "remem", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        "remem",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        tools=memory_tools(service),
     )
-    add_tools(server, service)
 
     @server.resource(
         "remem://core",

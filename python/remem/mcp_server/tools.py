@@ -2,9 +2,12 @@
 
 Each tool is a thin async function over :class:`~remem.service.MemoryService`; its argument
 descriptions (``Annotated[..., Field(description=...)]``) become the JSON schema the model
-reads, and its return type (a :mod:`remem.service.views` model) the structured output schema.
-A remem error becomes a tool error whose text says what was wrong and what to do (the SDK would
-otherwise hide the message of an unexpected exception).
+reads. What it answers is a :mod:`remem.service.views` model (:data:`OUTPUTS`), sent as a ready
+``CallToolResult`` and published as the tool's output schema in the flat form of
+:mod:`remem.mcp_server.structured` (the SDK's client validates every result against it; the
+view was validated when it was built, so the server does not validate it again). A remem error
+becomes a tool error whose text says what was wrong and what to do (the SDK would otherwise
+hide the message of an unexpected exception).
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Annotated, Any, ParamSpec, TypeVar
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult
+from pydantic import BaseModel, Field
 
 from remem.errors import RememError
+from remem.mcp_server.structured import output_schema, tool_result
 from remem.service import (
     BlockEditResult,
     ContextView,
@@ -30,7 +35,7 @@ from remem.service import (
     TurnView,
 )
 
-__all__ = ["TOOL_NAMES", "add_tools"]
+__all__ = ["OUTPUTS", "TOOL_NAMES", "memory_tools"]
 
 TOOL_NAMES = (
     "remember",
@@ -44,6 +49,20 @@ TOOL_NAMES = (
     "list_sessions",
     "get_transcript",
 )
+
+OUTPUTS: dict[str, type[BaseModel]] = {
+    "remember": MemoryView,
+    "recall": RecallResult,
+    "record_turn": TurnView,
+    "forget": ForgetResult,
+    "get_context": ContextView,
+    "core_memory_add": BlockEditResult,
+    "core_memory_replace": BlockEditResult,
+    "core_memory_remove": BlockEditResult,
+    "list_sessions": SessionList,
+    "get_transcript": Transcript,
+}
+"""The view each tool answers with; its structured output schema is derived from it."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -75,8 +94,8 @@ def _tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
     return call
 
 
-def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
-    """Register every memory tool of :data:`TOOL_NAMES` on ``server``."""
+def memory_tools(service: MemoryService) -> list[Tool]:
+    """Every memory tool of :data:`TOOL_NAMES` over ``service``, for ``MCPServer(tools=...)``."""
 
     @_tool_errors
     async def remember(
@@ -95,8 +114,10 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
             list[str] | None,
             Field(description="Names of the people, places or things it is about."),
         ] = None,
-    ) -> MemoryView:
-        return await service.remember(text, namespace=namespace, kind=kind, entities=entities)
+    ) -> CallToolResult:
+        return tool_result(
+            await service.remember(text, namespace=namespace, kind=kind, entities=entities)
+        )
 
     @_tool_errors
     async def recall(
@@ -105,8 +126,8 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
         ],
         namespace: Namespace = None,
         k: Annotated[int, Field(description="How many memories to return (best first).")] = 10,
-    ) -> RecallResult:
-        return await service.recall(query, namespace=namespace, k=k)
+    ) -> CallToolResult:
+        return tool_result(await service.recall(query, namespace=namespace, k=k))
 
     @_tool_errors
     async def record_turn(
@@ -116,9 +137,11 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
         user_message: Annotated[str, Field(description="What the user said.")] = "",
         assistant_message: Annotated[str, Field(description="What you answered.")] = "",
         namespace: Namespace = None,
-    ) -> TurnView:
-        return await service.record_turn(
-            session_id, user_message, assistant_message, namespace=namespace
+    ) -> CallToolResult:
+        return tool_result(
+            await service.record_turn(
+                session_id, user_message, assistant_message, namespace=namespace
+            )
         )
 
     @_tool_errors
@@ -127,8 +150,8 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
             list[str], Field(description="Ids of memories to forget, as recall returned them.")
         ],
         namespace: Namespace = None,
-    ) -> ForgetResult:
-        return await service.forget(ids, namespace=namespace)
+    ) -> CallToolResult:
+        return tool_result(await service.forget(ids, namespace=namespace))
 
     @_tool_errors
     async def get_context(
@@ -141,9 +164,11 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
             str | None,
             Field(description="The current conversation, to include its recent turns."),
         ] = None,
-    ) -> ContextView:
-        return await service.get_context(
-            query, namespace=namespace, budget=budget, session_id=session_id
+    ) -> CallToolResult:
+        return tool_result(
+            await service.get_context(
+                query, namespace=namespace, budget=budget, session_id=session_id
+            )
         )
 
     @_tool_errors
@@ -153,8 +178,8 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
             str, Field(description="The new entry: one self-contained fact, one line.")
         ],
         namespace: Namespace = None,
-    ) -> BlockEditResult:
-        return await service.core_memory_add(block, text, namespace=namespace)
+    ) -> CallToolResult:
+        return tool_result(await service.core_memory_add(block, text, namespace=namespace))
 
     @_tool_errors
     async def core_memory_replace(
@@ -164,18 +189,20 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
             str, Field(description="The entry that replaces it, written out in full.")
         ],
         namespace: Namespace = None,
-    ) -> BlockEditResult:
-        return await service.core_memory_replace(block, old_text, new_text, namespace=namespace)
+    ) -> CallToolResult:
+        return tool_result(
+            await service.core_memory_replace(block, old_text, new_text, namespace=namespace)
+        )
 
     @_tool_errors
     async def core_memory_remove(
         block: Block, old_text: OldText, namespace: Namespace = None
-    ) -> BlockEditResult:
-        return await service.core_memory_remove(block, old_text, namespace=namespace)
+    ) -> CallToolResult:
+        return tool_result(await service.core_memory_remove(block, old_text, namespace=namespace))
 
     @_tool_errors
-    async def list_sessions(namespace: Namespace = None) -> SessionList:
-        return await service.list_sessions(namespace=namespace)
+    async def list_sessions(namespace: Namespace = None) -> CallToolResult:
+        return tool_result(await service.list_sessions(namespace=namespace))
 
     @_tool_errors
     async def get_transcript(
@@ -185,9 +212,11 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
         ] = None,
         limit: Annotated[int | None, Field(description="At most this many turns.")] = None,
         namespace: Namespace = None,
-    ) -> Transcript:
-        return await service.get_transcript(
-            session_id, namespace=namespace, since_turn=since_turn, limit=limit
+    ) -> CallToolResult:
+        return tool_result(
+            await service.get_transcript(
+                session_id, namespace=namespace, since_turn=since_turn, limit=limit
+            )
         )
 
     descriptions: dict[Callable[..., Awaitable[Any]], str] = {
@@ -213,5 +242,11 @@ def add_tools(server: MCPServer[Any], service: MemoryService) -> None:
         list_sessions: "List the recorded conversation sessions, oldest first.",
         get_transcript: "Read the turns of one conversation session, oldest first.",
     }
+    tools = []
     for fn, description in descriptions.items():
-        server.add_tool(fn, name=fn.__name__, description=description)
+        tool = Tool.from_function(fn, name=fn.__name__, description=description)
+        # Published, not re-validated: the SDK validates a result against output_model only.
+        tool.fn_metadata.output_schema = output_schema(OUTPUTS[tool.name])
+        tool.fn_metadata.output_model = None
+        tools.append(tool)
+    return tools
