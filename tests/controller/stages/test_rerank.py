@@ -10,6 +10,7 @@ import pytest
 from remem.controller import ControllerConfig
 from remem.controller.stages import RecallStagesConfig, RerankConfig, RerankRow, rerank_factors
 from remem.controller.stages.rerank import feature_names, question_types, rerank_features
+from remem.controller.stages.rerank_weights import WEIGHTS
 from remem.errors import ConfigError, RememError
 from tests.controller.conftest import Factory
 from tests.controller.stages.test_stages_in_recall import ALL_OFF, FILLER
@@ -126,6 +127,14 @@ def test_bad_settings_are_refused(kwargs: dict[str, object], match: str) -> None
     with pytest.raises(ConfigError, match=match) as info:
         RerankConfig(**kwargs)  # type: ignore[arg-type]
     assert isinstance(info.value, RememError)
+
+
+def test_the_stage_is_off_by_default_with_the_fitted_weights() -> None:
+    shipped = RecallStagesConfig().rerank
+    assert shipped.enabled is False
+    assert shipped.weights == WEIGHTS
+    assert WEIGHTS
+    assert set(WEIGHTS) <= set(feature_names())
 
 
 def test_the_stage_is_switchable_from_the_stages_table() -> None:

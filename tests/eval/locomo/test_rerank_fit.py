@@ -11,6 +11,7 @@ from remem.controller.stages import RerankConfig, RerankRow, rerank_factors
 from remem.eval.locomo.rerank_fit import (
     Question,
     figures,
+    fit_averaged,
     fit_weights,
     load_rows,
     loco,
@@ -57,9 +58,18 @@ def test_the_fitted_weights_reorder_recall_rows_the_same_way() -> None:
 
 
 def test_loco_holds_each_conversation_out() -> None:
-    held, lams = loco(QUESTIONS)
-    assert sorted(lams) == ["c1", "c2", "c3"]
+    held, none = loco(QUESTIONS)
+    assert none == {}
     assert held["MRR"] == pytest.approx(100.0)
+    nested, lams = loco(QUESTIONS, nested=True)
+    assert sorted(lams) == ["c1", "c2", "c3"]
+    assert nested["MRR"] == pytest.approx(100.0)
+
+
+def test_the_averaged_fit_is_deterministic() -> None:
+    first = fit_averaged(QUESTIONS)
+    assert first == fit_averaged(QUESTIONS)
+    assert figures(QUESTIONS, first)["MRR"] == pytest.approx(100.0)
 
 
 def test_rows_survive_a_round_trip(tmp_path: Path) -> None:
