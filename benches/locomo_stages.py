@@ -37,6 +37,9 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   sentence (:mod:`remem.embeddings.pieces`; ``--pieces 0``: the same row without, to compare;
   ``--context``: also each turn with the previous one as a piece; ``--vector-factors 2,3``:
   also the row with the vector retriever searched that many times deeper, issue #14's lever 3);
+* ``--rerank``: only the default with the learned re-ranker (``[recall.stages.rerank]``,
+  weights of :mod:`remem.controller.stages.rerank_weights`) off, on, and off again (so its
+  latency is measured at both ends of the run);
 * ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
   :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
   the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
@@ -293,6 +296,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "--diversity", action="store_true", help="only the default and the DIVERSITY rows"
     )
     parser.add_argument("--dense", action="store_true", help="only the default and the DENSE rows")
+    parser.add_argument("--rerank", action="store_true", help="the re-ranker off, on, off again")
     parser.add_argument("--from-row", default="0", help="--dense: start at this DENSE row")
     parser.add_argument(
         "--new", action="store_true", help="the default and the best row of each new stage"
@@ -360,7 +364,12 @@ async def main(argv: Sequence[str] | None = None) -> int:
             return m["objective"]
 
         if not (
-            args.feedback or args.diversity or args.dense or args.new or args.pieces is not None
+            args.feedback
+            or args.diversity
+            or args.dense
+            or args.new
+            or args.rerank
+            or args.pieces is not None
         ):
             old = dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
             await run("old", dataclasses.replace(_off(), recency=old))
@@ -397,6 +406,15 @@ async def main(argv: Sequence[str] | None = None) -> int:
                 ("default (again)", best),
             ):
                 await run(name, trial, features=weights)
+            return 0
+        if args.rerank:
+            off = dataclasses.replace(best, rerank=dataclasses.replace(best.rerank, enabled=False))
+            with_rerank = dataclasses.replace(
+                best, rerank=dataclasses.replace(best.rerank, enabled=True)
+            )
+            await run("rerank off", off, features=weights)
+            await run("rerank on", with_rerank, features=weights)
+            await run("rerank off (again)", off, features=weights)
             return 0
         if args.dense:
             await run("default", best, features=weights)

@@ -57,9 +57,10 @@ a · exp(-recency_rate · hours since creation)`` never falls below ``1 − a`` 
 re-orders near-ties and never buries a match; then among memories stating different values of
 one keyed fact the newest wins (``conflict``). Every factor is in ``signals``;
 ``explanation`` renders them. Ties are broken by id (with the ``diversity`` stage on, the
-order is MMR over sessions). Off by default and measured in the README: ``feedback``
-(full-text pseudo-relevance feedback) and ``dense_feedback`` (Rocchio on the query vector),
-both before fusion.
+order is MMR over sessions; with ``rerank`` on, the best ``depth`` candidates are first
+re-ordered by the fitted dot product, after the conflicts). Off by default and measured in
+the README: ``feedback`` (full-text pseudo-relevance feedback) and ``dense_feedback``
+(Rocchio on the query vector), both before fusion, and ``rerank``.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ from remem.controller.stages import (
     CandidateView,
     Keyed,
     NeighbourScored,
+    RerankRow,
     age_priors,
     cut_vector,
     dense_feedback,
@@ -90,6 +92,7 @@ from remem.controller.stages import (
     prior_factors,
     propagate_neighbours,
     query_cues,
+    rerank_factors,
     resolve_conflicts,
     session_factors,
     vector_docs,
@@ -245,6 +248,27 @@ class RecallPipeline:
         for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
             factors[key]["conflict"] = factor
             finals[key] *= factor
+        # ``rerank`` (off: nothing): the best candidates re-ordered by the fitted dot product.
+        if stages.rerank.enabled:
+            rows = [
+                RerankRow(
+                    key,
+                    finals[key],
+                    _part(fused[key].parts.get("fulltext")),
+                    _part(fused[key].parts.get("vector")),
+                    shares.get(key, 0.0),
+                    factors[key]["speaker"],
+                    factors[key]["dates"],
+                    factors[key]["time_expressions"],
+                    sessions[key],
+                    views[key].text,
+                    candidates[key].turn is not None,
+                )
+                for key in fused
+            ]
+            for key, factor in rerank_factors(query, rows, stages.rerank).items():
+                factors[key]["rerank"] = factor
+                finals[key] *= factor
         # ``diversity`` (off: the plain order by score, then key): MMR over sessions.
         order, placed = diversify(finals, sessions, stages.diversity, options.k)
         if stages.diversity.enabled:
@@ -263,6 +287,11 @@ class RecallPipeline:
             )
             for key in order[: options.k]
         ]
+
+
+def _part(part: tuple[int, float, float] | None) -> tuple[int, float] | None:
+    """A fusion part's ``(rank, raw score)``, as the re-ranker reads it."""
+    return None if part is None else (part[0], part[1])
 
 
 class _RecordMemo:

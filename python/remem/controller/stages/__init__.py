@@ -18,6 +18,8 @@
   sessions' near-equal ones (MMR over sessions; off by default);
 * :mod:`~remem.controller.stages.dense_feedback` — the query vector moves towards its best
   hits' (Rocchio) and the vector search runs again (before fusion; off by default);
+* :mod:`~remem.controller.stages.rerank` — the best candidates re-ordered by a fitted dot
+  product of richer features (after the priors);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 
@@ -58,6 +60,7 @@ from remem.controller.stages.priors import (
 )
 from remem.controller.stages.question_dates import DatePriorConfig, question_windows
 from remem.controller.stages.recency import RecencyPriorConfig, recency_prior, usage_prior
+from remem.controller.stages.rerank import RerankConfig, RerankRow, rerank_factors
 from remem.controller.stages.sessions import SessionConfig, session_factors
 from remem.controller.stages.speaker import SpeakerPriorConfig, named_speakers
 from remem.controller.stages.time_expressions import (
@@ -83,6 +86,8 @@ __all__ = [
     "QueryCues",
     "RecallStagesConfig",
     "RecencyPriorConfig",
+    "RerankConfig",
+    "RerankRow",
     "SessionConfig",
     "SpeakerPriorConfig",
     "TimeExpressionPriorConfig",
@@ -102,6 +107,7 @@ __all__ = [
     "query_cues",
     "question_windows",
     "recency_prior",
+    "rerank_factors",
     "resolve_conflicts",
     "rocchio",
     "session_factors",

@@ -20,6 +20,7 @@ from remem.controller.stages.neighbours import NeighbourConfig
 from remem.controller.stages.prior_depth import PriorDepthConfig
 from remem.controller.stages.question_dates import DatePriorConfig
 from remem.controller.stages.recency import RecencyPriorConfig
+from remem.controller.stages.rerank import RerankConfig
 from remem.controller.stages.sessions import SessionConfig
 from remem.controller.stages.speaker import SpeakerPriorConfig
 from remem.controller.stages.time_expressions import TimeExpressionPriorConfig
@@ -39,6 +40,7 @@ _KINDS: dict[str, type] = {
     "feedback": FeedbackConfig,
     "diversity": DiversityConfig,
     "dense_feedback": DenseFeedbackConfig,
+    "rerank": RerankConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -58,6 +60,7 @@ class RecallStagesConfig:
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     diversity: DiversityConfig = field(default_factory=DiversityConfig)
     dense_feedback: DenseFeedbackConfig = field(default_factory=DenseFeedbackConfig)
+    rerank: RerankConfig = field(default_factory=RerankConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():
