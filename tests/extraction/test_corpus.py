@@ -42,6 +42,16 @@ in 119: "I'm single" read as a partner ending), recall 0.975 (3 misses), every k
 was written by the hand that wrote the session's development statements, so it measures
 generalisation across phrasings, not across authors, and it is easier than heldout4.
 
+``heldout6`` (55 statements, 18 without a fact) was written by hand in the tenth session after
+its rules for facts said in passing (careers, conditions, pets at the vet, time together, a dish
+ordered again, a happy place, settling into a city, workmates, EpiPens), committed before the
+grammar ran on it, and scored once: precision 0.964, recall 0.750 (9 misses: "8 years as a
+plumber", "first shift as a barista tmrw", "working as an electrician is …", "never without my
+EpiPen because of shellfish", "named him Dash" after "a rescue greyhound", "me and Jess called
+it quits last week", "Spent all Saturday on my crochet blanket", "aching from netball last
+night", and "the allotment" read without its article, counted as a miss and a false fact). So
+those rules generalise only in part; the slice is held to what it met, below the targets.
+
 Floors are what the code meets (rounded down), above the targets where it is above them.
 """
 
@@ -109,6 +119,15 @@ def test_rule_extractor_meets_the_targets(name: str, precision: float, recall: f
     assert total.recall >= recall, detail
     low = {k: round(s.recall, 3) for k, s in result.kinds.items() if s.recall < KIND_RECALL}
     assert not low, detail
+
+
+def test_facts_said_in_passing_hold_their_first_score() -> None:
+    """heldout6 is held to its first score (0.964 / 0.750), below the targets: a floor, so a
+    change that loses what those rules generalised to fails here."""
+    result = score(rules, load("heldout6"))
+    total = result.total
+    assert total.precision >= 0.96, result.table()
+    assert total.recall >= 0.75, result.table()
 
 
 def test_scoring_counts_a_wrong_value_as_both_a_miss_and_a_false_fact() -> None:

@@ -31,7 +31,15 @@ GRAMMAR = Grammar()
 def corpus_messages() -> list[str]:
     return [
         s.text
-        for name in ("statements", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+        for name in (
+            "statements",
+            "heldout",
+            "heldout2",
+            "heldout3",
+            "heldout4",
+            "heldout5",
+            "heldout6",
+        )
         for s in load(name)
     ]
 
