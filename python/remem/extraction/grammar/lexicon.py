@@ -151,6 +151,21 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "promotions"
         ),
         "workmates": words("colleagues coworkers co-workers workmates"),
+        # what a new job hands out on the first day: "got my badge and laptop at Meridian"
+        "work_kit": words("badge laptop lanyard keycard key-card login logins"),
+        # a relocation said in the message makes "Montreal feels like home" a city lived in
+        "relocation": words(
+            "relocation relocated relocating relocate moved move moving emigrated emigrating "
+            "unpacked unpacking"
+        ),
+        # an allergy talked about: makes "penicillin hides in everything" an allergen
+        "allergy_cue": words(
+            "label labels ingredients allergy allergies allergic reaction reactions epipen "
+            "epi-pen antihistamines"
+        ),
+        "appointment": words(
+            "appointment appointments check-up checkup check-ups checkups consultation review"
+        ),
         "home_word": words("home hometown"),
         "work_status": words(
             "freelancing freelance self-employed unemployed jobless contracting retired job-hunting"

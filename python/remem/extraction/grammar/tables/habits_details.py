@@ -175,6 +175,49 @@ HEALTH: tuple[Rule, ...] = (
         "{S} is lactose intolerant.",
         fixed="lactose",
     ),
+    rule(
+        "health",
+        "allergy",
+        # an allergen hidden in food, beside a label or allergy word: "Read every label twice,
+        # penicillin hides in everything"
+        "{v:phrase1} @adv* hides|hide|hiding|lurks|lurk in everything|anything",
+        "{S} is allergic to {v}.",
+        needs="@allergy_cue",
+    ),
+    rule(
+        "health",
+        "allergy",
+        ", {v:phrase1} @adv* hides|hide|hiding|lurks|lurk in everything|anything",
+        "{S} is allergic to {v}.",
+        scan=True,  # after a comma inside one clause: "Read every label twice, penicillin …"
+        needs="@allergy_cue",
+    ),
+    rule(
+        "health",
+        "allergy",
+        # "it's penicillin that sets me off" beside an allergy word
+        "it @be @adv* {v:phrase1} that|which @adv* sets|set|triggers|trigger me off",
+        "{S} is allergic to {v}.",
+        needs="@allergy_cue",
+    ),
+    rule(
+        "health",
+        "allergy",
+        # the same put right against a harmless one: "it's penicillin that sets me off, tree
+        # nuts is totally fine" (the correction marker makes it a correction)
+        "it @be @adv* {v:phrase1} that|which @adv* sets|set|triggers|trigger me off , "
+        "{o:phrase} is|are @adv* fine|ok|okay",
+        "{S} is allergic to {v}.",
+    ),
+    rule(
+        "health",
+        "health",
+        # "Specialist appointment about asthma again", "my GP check-up for migraines"
+        "i|we? had|have|got|at|off|to? my|a|an|another|the? specialist|gp|doctor|doctor's|"
+        "hospital|clinic|consultant|nurse|follow-up|annual|yearly? @appointment about|for|re "
+        "{v:condition}",
+        "{S} has {v}.",
+    ),
     rule("health", "health", f"{_PRE} diagnosed with {{v:phrase}}", "{S} has {v}.", event=True),
     rule(
         "health",

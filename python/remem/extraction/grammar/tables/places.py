@@ -15,6 +15,27 @@ MOVE: tuple[Rule, ...] = (
     rule(
         "move",
         "city",
+        # "Relocation survived. Montreal feels like home already": home only after a move
+        # said in the message (on a holiday "Paris feels like home" is no address)
+        "{v:place} @adv* feels|feel|felt|is|'s @adv* feeling? like home",
+        _LIVES,
+        event=True,
+        entity="place",
+        needs="@relocation",
+    ),
+    rule(
+        "move",
+        "city",
+        "and|, {v:place} @adv* feels|feel|felt|is|'s @adv* feeling? like home",
+        _LIVES,
+        event=True,
+        entity="place",
+        scan=True,  # "We relocated in March and Lisbon already feels like home"
+        needs="@relocation",
+    ),
+    rule(
+        "move",
+        "city",
         f"{_PRE} @move {_WAY}* to|into {{v:place}}",
         _LIVES,
         event=True,

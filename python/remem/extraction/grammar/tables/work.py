@@ -360,4 +360,31 @@ JOB: tuple[Rule, ...] = (
         event=True,
         entity="org",
     ),
+    rule(
+        "job",
+        "employer",
+        # a new job told by its first-day kit: "Got my badge and laptop at Meridian"
+        f"{_PRE} got|picked|collected|getting|picking|collecting up? my|a|the|our? new? @work_kit "
+        "and|,? my|a|the? new? @work_kit? at|from {v:org}",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        # "my new team at Halden is lovely", "the new team at Meridian took me for lunch"
+        "my|our new team|colleagues|boss|manager|office at {v:org}",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        "the new team|colleagues|crew at {v:org} took|welcomed|showed|gave me",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
 )
