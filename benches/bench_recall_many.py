@@ -132,6 +132,12 @@ the npz) → format 2, same run, load average 0.7, files in the page cache, medi
 The first query after the mapped load reads the 38 MB of int8 codes and the rescored float
 rows only; the npz load read (and CRC-checked) all 194 MB. Not measured: a cold page cache,
 and the end-to-end first recall at 100k under load.
+End to end at 10k (``python -m benches.first_recall_probe /tmp/scanmap-frp 10000 --reopens 3``,
+once with /work/main's ``python/`` on PYTHONPATH, then this branch's, load average about 1;
+reopens that load a snapshot): ``load_scan`` 0.046 / 0.016 s → 0.014 / 0.006 / 0.039 s (spans
+share the GIL with the episodic catch-up, so noisy), first recall 0.120 / 0.051 s → 0.062 /
+0.079 / 0.096 s (no clear change at 10k: the scan load was not the large part there), max RSS
+227 → 186 MiB (the float matrix's pages are mapped, not read).
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
