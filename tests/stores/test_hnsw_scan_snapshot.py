@@ -4,6 +4,9 @@ corrupt or truncated snapshot is never used."""
 
 from __future__ import annotations
 
+import json
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import pytest
 
 from remem.models import VectorMatch
 from remem.stores.hnsw import HnswConfig, HnswVectorStore, scan_file
+from remem.stores.hnsw.scan import ScanCache
 from remem.stores.hnsw.tables import VectorTables
 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
@@ -59,7 +63,7 @@ async def test_reopen_answers_from_the_snapshot_without_reading_vectors(
 ) -> None:
     _, _, queries = _data(1)
     before = await _build(tmp_path / "v", queries)
-    assert list((tmp_path / "v").glob("c*.scan.npz"))
+    assert list((tmp_path / "v").glob("c*.scan"))
     reads = _CountedReads(monkeypatch)
     async with HnswVectorStore(tmp_path / "v", QUANTIZED) as store:
         after = _pairs(await store.query("c", queries, k=10))
@@ -90,7 +94,7 @@ async def test_a_damaged_snapshot_is_rebuilt_from_duckdb(
 ) -> None:
     _, _, queries = _data(1)
     before = await _build(tmp_path / "v", queries)
-    (snapshot,) = (tmp_path / "v").glob("c*.scan.npz")
+    (snapshot,) = (tmp_path / "v").glob("c*.scan")
     raw = snapshot.read_bytes()
     if damage == "truncate":
         snapshot.write_bytes(raw[: len(raw) // 2])
@@ -116,6 +120,134 @@ async def test_small_collections_and_dropped_ones_leave_no_snapshot(tmp_path: Pa
         await store.add("big", ids, matrix)
         await store.query("big", queries, k=3)
         await store.flush()
-        assert len(list((tmp_path / "v").glob("c*.scan.npz"))) == 1
+        assert len(list((tmp_path / "v").glob("c*.scan"))) == 1
         await store.delete_collection("big")
-        assert not list((tmp_path / "v").glob("c*.scan.npz"))
+        assert not list((tmp_path / "v").glob("c*.scan"))
+
+
+def _snapshot(path: Path) -> Path:
+    (snapshot,) = path.glob("c*.scan")
+    return snapshot
+
+
+def _rewrite_header(snapshot: Path, change: dict[str, Any]) -> None:
+    """Rewrite the header with ``change`` applied and a matching CRC (a well-formed file)."""
+    raw = bytearray(snapshot.read_bytes())
+    magic, length, _ = struct.unpack_from("<8sII", raw)
+    header = json.loads(bytes(raw[16 : 16 + length]))
+    header.update(change)
+    blob = json.dumps(header, separators=(",", ":")).encode()
+    blob += b" " * (length - len(blob))  # same length: JSON ignores trailing spaces
+    struct.pack_into("<8sII", raw, 0, magic, length, zlib.crc32(blob))
+    raw[16 : 16 + length] = blob
+    snapshot.write_bytes(bytes(raw))
+
+
+async def _rebuilt(
+    path: Path, monkeypatch: pytest.MonkeyPatch, queries: Matrix
+) -> list[list[tuple[str, float]]]:
+    reads = _CountedReads(monkeypatch)
+    async with HnswVectorStore(path, QUANTIZED) as store:
+        found = _pairs(await store.query("c", queries, k=10))
+    assert reads.calls == 1  # the snapshot was refused and the cache rebuilt from DuckDB
+    return found
+
+
+@pytest.mark.parametrize("damage", ["wrong format", "header byte", "magic"])
+async def test_a_bad_header_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    _, _, queries = _data(1)
+    before = await _build(tmp_path / "v", queries)
+    snapshot = _snapshot(tmp_path / "v")
+    if damage == "wrong format":
+        _rewrite_header(snapshot, {"format": 99})
+    else:
+        raw = bytearray(snapshot.read_bytes())
+        raw[40 if damage == "header byte" else 3] ^= 0xFF
+        snapshot.write_bytes(bytes(raw))
+    assert await _rebuilt(tmp_path / "v", monkeypatch, queries) == before
+
+
+async def test_a_corrupt_sampled_block_of_a_large_file_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The test file is small; with a smaller full-check bound it is sampled like a large one.
+    monkeypatch.setattr(scan_file, "FULL_CHECK_BYTES", 1024)
+    monkeypatch.setattr(scan_file, "BLOCK", 256)
+    _, _, queries = _data(1)
+    before = await _build(tmp_path / "v", queries)
+    snapshot = _snapshot(tmp_path / "v")
+    raw = bytearray(snapshot.read_bytes())
+    length = struct.unpack_from("<8sII", raw)[1]
+    samples = json.loads(bytes(raw[16 : 16 + length]))["samples"]
+    assert len(samples) == scan_file.SAMPLES
+    offset, size, _ = samples[len(samples) // 2]
+    raw[offset + size // 2] ^= 0x01
+    snapshot.write_bytes(bytes(raw))
+    assert await _rebuilt(tmp_path / "v", monkeypatch, queries) == before
+
+
+async def test_verify_finds_damage_the_samples_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scan_file, "FULL_CHECK_BYTES", 1024)
+    monkeypatch.setattr(scan_file, "BLOCK", 256)
+    _, _, queries = _data(1)
+    await _build(tmp_path / "v", queries)
+    snapshot = _snapshot(tmp_path / "v")
+    scan_file.verify_scan(snapshot)  # an intact file passes
+    raw = bytearray(snapshot.read_bytes())
+    length = struct.unpack_from("<8sII", raw)[1]
+    samples = json.loads(bytes(raw[16 : 16 + length]))["samples"]
+    first, size, _ = samples[0]
+    gap = first + size + 8  # between the first two samples
+    assert gap < samples[1][0]
+    raw[gap] ^= 0x01
+    snapshot.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="fails its CRC"):
+        scan_file.verify_scan(snapshot)
+
+
+async def test_an_old_npz_snapshot_is_removed_and_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, queries = _data(1)
+    before = await _build(tmp_path / "v", queries)
+    snapshot = _snapshot(tmp_path / "v")
+    legacy = snapshot.with_name(snapshot.name + ".npz")
+    np.savez(legacy, header=np.array([1, 0, 0], dtype=np.int64))  # what format 1 wrote
+    snapshot.unlink()
+    assert await _rebuilt(tmp_path / "v", monkeypatch, queries) == before
+    assert not legacy.exists()
+    assert _snapshot(tmp_path / "v").exists()  # saved again, in the new format
+
+
+async def test_a_mapped_cache_answers_as_a_fresh_build_and_survives_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids, matrix, queries = _data(1)
+    await _build(tmp_path / "v", queries)
+    async with HnswVectorStore(tmp_path / "fresh", QUANTIZED) as fresh:
+        await fresh.create_collection("c", model_name="m", dimension=D)
+        await fresh.add("c", ids[40:], matrix[40:])
+        expected = _pairs(await fresh.query("c", queries, k=10))
+        await fresh.delete("c", ids[40:2000])
+        after_delete = _pairs(await fresh.query("c", queries, k=10))
+    loaded: list[ScanCache | None] = []
+    real = scan_file.load_scan
+
+    def spy(*args: Any) -> ScanCache | None:
+        loaded.append(real(*args))
+        return loaded[-1]
+
+    monkeypatch.setattr(scan_file, "load_scan", spy)
+    async with HnswVectorStore(tmp_path / "v", QUANTIZED) as store:
+        assert _pairs(await store.query("c", queries, k=10)) == expected
+        cache = loaded[0]
+        assert cache is not None
+        mapped = cache._matrix
+        assert not mapped.flags.owndata  # a view of the map
+        assert not mapped.flags.writeable
+        await store.delete("c", ids[40:2000])  # enough tombstones to compact the mapped arrays
+        assert _pairs(await store.query("c", queries, k=10)) == after_delete

@@ -53,7 +53,9 @@ class ScanCache:
         dimension: int,
     ) -> ScanCache:
         """A cache holding arrays saved from :meth:`live_arrays` (no quantization: the codes
-        are the saved ones); ValueError when they do not fit together."""
+        are the saved ones); ValueError when they do not fit together. The arrays may be
+        read-only memory maps: they are used in place, and copied before the cache's first
+        in-place write (an append grows first; a compaction copies, :meth:`_compact`)."""
         n = len(labels)
         if not (
             matrix.dtype == np.float32
@@ -140,6 +142,8 @@ class ScanCache:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive[: self._n])
+        if not self._matrix.flags.writeable:  # restored from a read-only memory map
+            self._grow(len(self._labels))
         for a in self._arrays()[:-1]:
             a[: len(keep)] = a[keep]
         self._alive[: len(keep)] = True
