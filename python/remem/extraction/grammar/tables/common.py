@@ -1,4 +1,4 @@
-"""Pattern pieces the place, work and school tables share."""
+"""Pattern pieces every fact table shares."""
 
 from __future__ import annotations
 

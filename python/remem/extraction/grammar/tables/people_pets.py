@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from remem.extraction.grammar.rule import END, Rule, rule
+from remem.extraction.grammar.tables.common import PRE as _PRE
 
 __all__ = ["FAMILY", "PARTNER", "PET"]
 
-_PRE = "{who} @adv* @have? @adv* @be? @adv*"
 _CALLED_TEXT = "{Ss} {role} is called {v}."
 
 PARTNER: tuple[Rule, ...] = (
