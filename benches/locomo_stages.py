@@ -40,6 +40,9 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
 * ``--rerank``: only the default with the learned re-ranker (``[recall.stages.rerank]``,
   weights of :mod:`remem.controller.stages.rerank_weights`) off, on, and off again (so its
   latency is measured at both ends of the run);
+* ``--rerank-bounds``: only the default with the re-ranker off, then on under each row of
+  :data:`RERANK_BOUNDS` (the bounds of :class:`remem.controller.stages.RerankConfig`: a
+  movement cap, a protected head, a blend, leaving unscored candidates out), then off again;
 * ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
   :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
   the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
@@ -271,6 +274,22 @@ DENSE: list[tuple[int, float, bool]] = [
 ]
 """The dense (Rocchio) feedback stage (off by default), as ``(docs, beta, keep_first)`` rows."""
 
+RERANK_BOUNDS: list[tuple[str, dict[str, Any]]] = [
+    ("unbounded", {"scored_only": False}),
+    ("scored_only", {"scored_only": True}),
+    ("scored_only max_shift=5", {"scored_only": True, "max_shift": 5}),
+    ("scored_only max_shift=10", {"scored_only": True, "max_shift": 10}),
+    ("scored_only protect_top=3", {"scored_only": True, "protect_top": 3}),
+    ("scored_only alpha=0.5", {"scored_only": True, "alpha": 0.5}),
+]
+"""The re-ranker's bounds (:class:`remem.controller.stages.RerankConfig`), as ``(label,
+fields)`` rows; ``scored_only`` (the default) in all but the first, as it alone keeps ``remem
+eval --quick``'s current-fact answer in the prompt (README, "Learned re-ranking"). Run of
+2026-12-02, MiniLM, R@10 / MRR / All@10 / multi-hop: off 80.9 / 60.4 / 74.9 / 50.0; unbounded
+81.4 / 62.7 / 75.7 / 52.5; scored_only the same; + max_shift=5 80.6 / 62.6 / 74.7 / 50.3;
++ max_shift=10 80.5 / 62.6 / 74.7 / 51.1; + protect_top=3 81.4 / 60.6 / 75.7 / 52.5;
++ alpha=0.5 81.3 / 61.3 / 75.7 / 51.4."""
+
 
 SESSIONS: list[tuple[int, float, float]] = [
     (1, 0.2, 0.5),
@@ -297,6 +316,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--dense", action="store_true", help="only the default and the DENSE rows")
     parser.add_argument("--rerank", action="store_true", help="the re-ranker off, on, off again")
+    parser.add_argument(
+        "--rerank-bounds", action="store_true", help="the re-ranker off, on per RERANK_BOUNDS row"
+    )
     parser.add_argument("--from-row", default="0", help="--dense: start at this DENSE row")
     parser.add_argument(
         "--new", action="store_true", help="the default and the best row of each new stage"
@@ -369,6 +391,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
             or args.dense
             or args.new
             or args.rerank
+            or args.rerank_bounds
             or args.pieces is not None
         ):
             old = dataclasses.replace(_off().recency, weight=1.0, bounded_usage=False)
@@ -414,6 +437,15 @@ async def main(argv: Sequence[str] | None = None) -> int:
             )
             await run("rerank off", off, features=weights)
             await run("rerank on", with_rerank, features=weights)
+            await run("rerank off (again)", off, features=weights)
+            return 0
+        if args.rerank_bounds:
+            off = dataclasses.replace(best, rerank=dataclasses.replace(best.rerank, enabled=False))
+            await run("rerank off", off, features=weights)
+            for label, bounds in RERANK_BOUNDS:
+                bounded = dataclasses.replace(best.rerank, enabled=True, **bounds)
+                trial = dataclasses.replace(best, rerank=bounded)
+                await run(f"rerank on {label}", trial, features=weights)
             await run("rerank off (again)", off, features=weights)
             return 0
         if args.dense:

@@ -58,9 +58,10 @@ re-orders near-ties and never buries a match; then among memories stating differ
 one keyed fact the newest wins (``conflict``). Every factor is in ``signals``;
 ``explanation`` renders them. Ties are broken by id (with the ``diversity`` stage on, the
 order is MMR over sessions; with ``rerank`` on, the best ``depth`` candidates are first
-re-ordered by the fitted dot product, after the conflicts). Off by default and measured in
-the README: ``feedback`` (full-text pseudo-relevance feedback) and ``dense_feedback``
-(Rocchio on the query vector), both before fusion, and ``rerank``.
+re-ordered by the fitted dot product, before the conflicts, so the newest value still
+wins). Off by default and measured in the README: ``feedback`` (full-text pseudo-relevance
+feedback) and ``dense_feedback`` (Rocchio on the query vector), both before fusion, and
+``rerank``.
 """
 
 from __future__ import annotations
@@ -240,15 +241,8 @@ class RecallPipeline:
         for key, factor in session_factors(finals, sessions, stages.sessions).items():
             factors[key]["sessions"] = factor
             finals[key] *= factor
-        keyed = [
-            Keyed(key, finals[key], candidates[key].created_at, rec.metadata, rec.valid_from)
-            for key in fused
-            if (rec := candidates[key].record) is not None
-        ]
-        for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
-            factors[key]["conflict"] = factor
-            finals[key] *= factor
         # ``rerank`` (off: nothing): the best candidates re-ordered by the fitted dot product.
+        # Before the conflicts, so a superseded value it lifts is still capped below the newest.
         if stages.rerank.enabled:
             rows = [
                 RerankRow(
@@ -269,6 +263,14 @@ class RecallPipeline:
             for key, factor in rerank_factors(query, rows, stages.rerank).items():
                 factors[key]["rerank"] = factor
                 finals[key] *= factor
+        keyed = [
+            Keyed(key, finals[key], candidates[key].created_at, rec.metadata, rec.valid_from)
+            for key in fused
+            if (rec := candidates[key].record) is not None
+        ]
+        for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
+            factors[key]["conflict"] = factor
+            finals[key] *= factor
         # ``diversity`` (off: the plain order by score, then key): MMR over sessions.
         order, placed = diversify(finals, sessions, stages.diversity, options.k)
         if stages.diversity.enabled:

@@ -4,12 +4,20 @@ in recall (real stores)."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from remem.controller import ControllerConfig
 from remem.controller.stages import RecallStagesConfig, RerankConfig, RerankRow, rerank_factors
-from remem.controller.stages.rerank import feature_names, question_types, rerank_features
+from remem.controller.stages.rerank import (
+    bounded_order,
+    feature_names,
+    question_types,
+    rerank_features,
+)
 from remem.controller.stages.rerank_weights import WEIGHTS
 from remem.errors import ConfigError, RememError
 from tests.controller.conftest import Factory
@@ -121,6 +129,13 @@ def test_question_types(query: str, types: set[str]) -> None:
         ({"weights": {"nope": 1.0}}, "unknown features"),
         ({"weights": {"turn": float("nan")}}, "finite"),
         ({"weights": [1.0]}, "table"),
+        ({"scored_only": 1}, "scored_only"),
+        ({"protect_top": -1}, "protect_top"),
+        ({"protect_top": 2.0}, "protect_top"),
+        ({"max_shift": 0}, "max_shift"),
+        ({"max_shift": True}, "max_shift"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"alpha": float("nan")}, "alpha"),
     ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, object], match: str) -> None:
@@ -129,9 +144,11 @@ def test_bad_settings_are_refused(kwargs: dict[str, object], match: str) -> None
     assert isinstance(info.value, RememError)
 
 
-def test_the_stage_is_off_by_default_with_the_fitted_weights() -> None:
+def test_the_stage_is_off_by_default_with_the_fitted_weights_and_bounds() -> None:
     shipped = RecallStagesConfig().rerank
     assert shipped.enabled is False
+    assert shipped.scored_only is True
+    assert (shipped.protect_top, shipped.max_shift, shipped.alpha) == (0, None, 1.0)
     assert shipped.weights == WEIGHTS
     assert WEIGHTS
     assert set(WEIGHTS) <= set(feature_names())
@@ -166,3 +183,103 @@ async def test_recall_orders_the_block_by_the_weights(make_stack: Factory, on: b
         assert fused == sorted(fused, reverse=True)
         assert all("rerank" not in h.signals for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+REVERSE = {"final_rr": -1.0}
+"""Weights that rank the block upside down (the last candidate scores best)."""
+
+
+def _reversed(n: int, **bounds: object) -> dict[str, float]:
+    rows = [_row(f"k{i:02d}", float(n - i)) for i in range(n)]
+    return rerank_factors("x", rows, RerankConfig(enabled=True, weights=REVERSE, **bounds))  # type: ignore[arg-type]
+
+
+def _new_order(n: int, factors: dict[str, float]) -> list[str]:
+    scores = {f"k{i:02d}": (n - i) * factors[f"k{i:02d}"] for i in range(n)}
+    return sorted(scores, key=lambda k: (-scores[k], k))
+
+
+def test_a_movement_cap_bounds_every_move_both_ways() -> None:
+    order = _new_order(6, _reversed(6, max_shift=2))
+    # Reversed would be k05 … k00; capped at 2, k00 falls no lower than slot 2, k01 than 3.
+    assert order == ["k02", "k03", "k00", "k01", "k05", "k04"]
+    for slot, key in enumerate(order):
+        assert abs(int(key[1:]) - slot) <= 2
+
+
+def test_a_protected_head_keeps_its_places() -> None:
+    order = _new_order(5, _reversed(5, protect_top=2))
+    assert order == ["k00", "k01", "k04", "k03", "k02"]
+
+
+def test_a_blend_takes_the_factor_to_the_power_alpha() -> None:
+    full = _reversed(4)
+    half = _reversed(4, alpha=0.5)
+    assert half == {k: pytest.approx(f**0.5) for k, f in full.items()}
+    assert set(_reversed(4, alpha=0.0).values()) == {1.0}
+
+
+def test_scored_only_leaves_unscored_candidates_out_of_the_block() -> None:
+    rows = [_row("a", 2.0), _row("b", 1.0), _row("z", 0.0), _row("y", 0.0)]
+    weights = {"final_rr": -1.0}
+    # Unbounded, b takes a zero score from the unscored candidates that climb over it.
+    loose = rerank_factors(
+        "x", rows, RerankConfig(enabled=True, weights=weights, scored_only=False)
+    )
+    assert loose["b"] == 0.0
+    kept = RerankConfig(enabled=True, weights=weights)
+    assert rerank_factors("x", rows, kept) == {"a": pytest.approx(0.5), "b": pytest.approx(2.0)}
+    assert rerank_factors("x", rows[:1] + rows[2:], kept) == {}
+
+
+@given(
+    ranked=st.permutations(list(range(12))).flatmap(
+        lambda p: st.integers(0, len(p)).map(lambda n: (list(p), n))
+    ),
+    shift=st.one_of(st.none(), st.integers(1, 13)),
+)
+def test_bounded_order_is_a_permutation_within_its_bounds(
+    ranked: tuple[list[int], int], shift: int | None
+) -> None:
+    perm, head = ranked
+    out = bounded_order(perm, head, shift)
+    assert sorted(out) == list(range(len(perm)))
+    assert out[:head] == list(range(min(head, len(perm))))
+    if shift is not None:
+        assert all(abs(i - slot) <= shift for slot, i in enumerate(out))
+    if shift is None or shift >= len(perm):
+        assert out[head:] == [i for i in perm if i >= head]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_bounded_order_of_tiny_blocks(n: int) -> None:
+    ranked = list(range(n))[::-1]
+    assert bounded_order(ranked, 0, 1) == ranked
+    assert bounded_order(ranked, 5, None) == list(range(n))
+
+
+def test_the_bounds_are_set_from_the_stages_table() -> None:
+    stages = RecallStagesConfig.from_mapping(
+        {"rerank": {"scored_only": True, "protect_top": 3, "max_shift": 5, "alpha": 0.5}}
+    )
+    assert stages.rerank == RerankConfig(scored_only=True, protect_top=3, max_shift=5, alpha=0.5)
+
+
+async def test_the_newest_keyed_value_still_wins_over_what_the_re_ranker_lifts(
+    make_stack: Factory,
+) -> None:
+    # Weights that favour the better full-text match (the old value names Porto): run after
+    # the conflicts, the re-ranker handed the superseded value the newest one's score.
+    lift_old = RerankConfig(enabled=True, weights={"fulltext_rel": 5.0})
+    stages = dataclasses.replace(RecallStagesConfig().without("recency"), rerank=lift_old)
+    s = await make_stack(config=ControllerConfig(stages=stages))
+    c = s.controller
+    key = {"subject": "user", "attribute": "city"}
+    old = await c.remember("The user's city is Porto", metadata={**key, "value": "Porto"})
+    s.clock.advance(timedelta(days=40))
+    new = await c.remember("The user's city is now Lisbon", metadata={**key, "value": "Lisbon"})
+    hits = await c.recall("user city Porto", k=5, stages=["short_term"])
+    ids = [h.record.id for h in hits]
+    assert ids[0] == new.id
+    assert "rerank" in hits[ids.index(old.id)].signals
+    assert hits[ids.index(old.id)].signals["conflict"] < 1.0

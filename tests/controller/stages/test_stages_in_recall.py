@@ -13,7 +13,7 @@ from remem.controller.stages import RecallStagesConfig
 from tests.controller.conftest import T0, Factory
 
 ALL_OFF = RecallStagesConfig().without(
-    "recency", "neighbours", "speaker", "dates", "time_expressions", "conflicts"
+    "recency", "neighbours", "speaker", "dates", "time_expressions", "conflicts", "rerank"
 )
 
 

@@ -1,6 +1,6 @@
 """Learned re-ranking: the best fused candidates re-ordered by a dot product of richer features.
 
-After fusion and every prior (and the session and conflict factors), the ``depth`` best
+After fusion and every prior (and the session factors; before the conflicts), the ``depth`` best
 candidates of a query (by score, ties by key) are described by :func:`rerank_features` — each
 retriever's rank and scaled score, the neighbour share, which priors fired, the candidate's
 session's standing among the query's sessions, its length, and the question's type (who /
@@ -11,9 +11,19 @@ placed in the order of ``s`` (ties by their previous order) and take the previou
 that order, so the set of scores, and the standing of the re-ranked block against the rest,
 stay as they were: candidate ``i``'s factor is ``new score / old score`` (``signals["rerank"]``).
 
-**Off by default**: on LoCoMo dev it lifts every figure (README, "Retrieval quality on the
-LoCoMo dev split"), but ``remem eval --quick`` loses current-fact recall (95.0 → 93.3 %) and
-the hand-written set 100 → 99.2 %. Example::
+Run before the conflicts stage, so a superseded keyed value it lifts is still capped below
+the newest. ``scored_only`` (on): a candidate with a zero score is not re-ranked, so it cannot
+climb over a scored one and hand it a zero score — which, unbounded, dropped ``remem eval
+--quick``'s "What's my job?" memory (fusion place 32 of 37 → 36, score 0.14 → 0) out of the
+prompt (current-fact 100 → 98.3 %); with it the persona evaluations lose nothing and LoCoMo
+dev keeps the whole gain (R@10 80.9 → 81.4, MRR 60.4 → 62.7, multi-hop 50.0 → 52.5). The other
+bounds (``protect_top``, ``max_shift``, ``alpha``) each gave back part of that gain.
+
+**Off by default** all the same: on the synthetic persona set of
+``tests/controller/test_fusion_eval.py`` (paraphrased questions, no LoCoMo in the fit) it
+costs MRR 0.510 → 0.335 and R@5 0.86 → 0.58 with the hashing embedder, 0.780 → 0.395 and
+1.00 → 0.81 with MiniLM (``python benches/rerank_synthetic.py``): the weights do not carry
+beyond LoCoMo's conversations (README, "Learned re-ranking"). Example::
 
     rows = [RerankRow("a", 2.0, ...), RerankRow("b", 1.0, ...)]
     rerank_factors("when did Ana move?", rows, RerankConfig(enabled=True))
@@ -36,6 +46,7 @@ __all__ = [
     "QUESTION_TYPES",
     "RerankConfig",
     "RerankRow",
+    "bounded_order",
     "feature_names",
     "question_types",
     "rerank_factors",
@@ -141,18 +152,44 @@ class RerankRow:
 class RerankConfig:
     """``enabled``; ``depth``: how many of the best candidates are re-ordered; ``weights``:
     feature name → weight (default: the fitted :data:`WEIGHTS`; a name not in
-    :func:`feature_names` is refused)."""
+    :func:`feature_names` is refused).
+
+    The bounds: ``scored_only`` (on by default): a candidate whose score is not positive is
+    left out of the block (it cannot take a scored candidate's place and hand it a zero
+    score); off by default: ``protect_top``: the first N of the block keep
+    their places, only the rest is re-ordered; ``max_shift``: no candidate moves more than this
+    many places, up or down, from its place before (None: unbounded); ``alpha`` in [0, 1]: the
+    final factor is the re-ordering's factor ** alpha (1: the scores of the new order; 0: no
+    change; between: a blend of the two scores in log space)."""
 
     enabled: bool = False
     depth: int = 40
     weights: Mapping[str, float] = field(default_factory=lambda: dict(WEIGHTS))
+    scored_only: bool = True
+    protect_top: int = 0
+    max_shift: int | None = None
+    alpha: float = 1.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.enabled, bool):
-            raise ConfigError(f"rerank.enabled must be true or false, got {self.enabled!r}")
+        for flag in ("enabled", "scored_only"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(
+                    f"rerank.{flag} must be true or false, got {getattr(self, flag)!r}"
+                )
         d = self.depth
         if isinstance(d, bool) or not isinstance(d, int) or not 2 <= d <= 1000:
             raise ConfigError(f"rerank.depth must be an integer in 2..1000, got {d!r}")
+        p = self.protect_top
+        if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+            raise ConfigError(f"rerank.protect_top must be an integer ≥ 0, got {p!r}")
+        m = self.max_shift
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
+            raise ConfigError(
+                f"rerank.max_shift must be an integer ≥ 1 (leave it out for no cap), got {m!r}"
+            )
+        a = self.alpha
+        if isinstance(a, bool) or not isinstance(a, int | float) or not 0.0 <= a <= 1.0:
+            raise ConfigError(f"rerank.alpha must be a number in 0..1, got {a!r}")
         if not isinstance(self.weights, Mapping):
             raise ConfigError("rerank.weights must be a table of feature name = number")
         known = set(feature_names())
@@ -167,8 +204,35 @@ class RerankConfig:
                 raise ConfigError(f"rerank.weights.{name} is {w!r}; use a finite number")
 
 
-def _top(rows: Sequence[RerankRow], depth: int) -> list[RerankRow]:
-    return sorted(rows, key=lambda r: (-r.score, r.key))[:depth]
+def _top(rows: Sequence[RerankRow], depth: int, scored_only: bool) -> list[RerankRow]:
+    kept = [r for r in rows if r.score > 0] if scored_only else list(rows)
+    return sorted(kept, key=lambda r: (-r.score, r.key))[:depth]
+
+
+def bounded_order(ranked: Sequence[int], protect_top: int, max_shift: int | None) -> list[int]:
+    """The block's new order (indices into the old order, 0 = first) from ``ranked`` (the
+    indices by the model's score, best first), bounded: the first ``protect_top`` stay in
+    place, and with ``max_shift`` no index ends more than that many places from where it was.
+
+    The cap is filled slot by slot: an index that would fall further than ``max_shift``
+    below its old place takes the slot now; otherwise the best-ranked index that may move up
+    to this slot does. ``bounded_order([2, 0, 1], 0, 1)`` → ``[0, 2, 1]``."""
+    n = len(ranked)
+    head = list(range(min(protect_top, n)))
+    rest = [i for i in ranked if i >= len(head)]
+    if max_shift is None:
+        return head + rest
+    placed: set[int] = set(head)
+    out = list(head)
+    for slot in range(len(head), n):
+        due = slot - max_shift
+        if due >= len(head) and due not in placed:
+            pick = due
+        else:
+            pick = next(i for i in rest if i not in placed and i <= slot + max_shift)
+        placed.add(pick)
+        out.append(pick)
+    return out
 
 
 def rerank_features(query: str, rows: Sequence[RerankRow]) -> list[dict[str, float]]:
@@ -230,11 +294,14 @@ def rerank_features(query: str, rows: Sequence[RerankRow]) -> list[dict[str, flo
 
 
 def rerank_factors(query: str, rows: Sequence[RerankRow], config: RerankConfig) -> dict[str, float]:
-    """Each re-ranked candidate's factor (see the module docstring); ``{}`` when off, with
-    fewer than two rows or no weights. Candidates outside the ``depth`` best are not listed."""
+    """Each re-ranked candidate's factor (see the module docstring and the bounds of
+    :class:`RerankConfig`); ``{}`` when off, with fewer than two rows or no weights.
+    Candidates outside the block are not listed."""
     if not config.enabled or len(rows) < 2 or not config.weights:
         return {}
-    block = _top(rows, config.depth)
+    block = _top(rows, config.depth, config.scored_only)
+    if len(block) < 2:
+        return {}
     w = config.weights
     scored = []
     for i, x in enumerate(rerank_features(query, block)):
@@ -246,8 +313,10 @@ def rerank_factors(query: str, rows: Sequence[RerankRow], config: RerankConfig) 
                 s += weight * x[name]
         scored.append((-s, i))
     scored.sort()
+    order = bounded_order([i for _, i in scored], config.protect_top, config.max_shift)
     out: dict[str, float] = {}
-    for slot, (_, i) in enumerate(scored):
+    for slot, i in enumerate(order):
         old, new = block[i].score, block[slot].score
-        out[block[i].key] = new / old if old > 0 else 1.0
+        factor = new / old if old > 0 else 1.0
+        out[block[i].key] = factor**config.alpha
     return out
