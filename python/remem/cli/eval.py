@@ -7,6 +7,7 @@
     remem eval --set handwritten --quick    # the same personas, fewer variants
     remem eval --personas 10 --variants full,blocks-only --judge openai:gpt-4o-mini \\
         --judge anthropic:claude-haiku-4-5 --tiebreak anthropic:claude-sonnet-4-5
+    remem eval --quick --variants full,full@rerank.toml   # the defaults against a config file
 
 Progress bars go to stderr, the final table to stdout; the run directory (``--out``, default
 ``./remem-eval/<UTC timestamp>``) gets results.json, report.md and PNG plots.
@@ -90,7 +91,16 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, help="seed of plans, rendering and bootstrap")
     p.add_argument("--delay-days", type=int, help="days before the delayed quiz")
     p.add_argument("--resamples", type=int, help="bootstrap resamples")
-    p.add_argument("--variants", help="comma-separated variant names (first is the baseline)")
+    p.add_argument(
+        "--variants",
+        help="comma-separated variant names (first is the baseline); NAME@FILE.toml runs NAME "
+        "with that remem config file (e.g. full,full@rerank.toml)",
+    )
+    p.add_argument(
+        "--config",
+        help="remem TOML config for every variant without its own @FILE (recall stages, "
+        "fusion, full text, lifecycle …; not path/backend/dsn)",
+    )
     p.add_argument("--out", type=Path, help="run directory (must not exist or be empty)")
     p.add_argument("--brain", help="PROVIDER:MODEL the companion uses (default: offline)")
     p.add_argument(
@@ -160,7 +170,7 @@ async def _run(args: argparse.Namespace) -> int:
     else:
         default = DEFAULT_VARIANTS
     names = [n.strip() for n in args.variants.split(",")] if args.variants else list(default)
-    variants = resolve_variants([n for n in names if n], budget=settings.budget)
+    variants = resolve_variants([n for n in names if n], budget=settings.budget, config=args.config)
     if len(args.judge) > 3 or (len(args.judge) == 3 and args.tiebreak):
         raise ConfigError("give at most two --judge and one tiebreak")
     if args.render_with_brain and args.brain is None:

@@ -62,3 +62,32 @@ def test_eval_handwritten_refuses_generated_options(
     argv = ["eval", "--set", "handwritten", "--days", "30", "--out", str(tmp_path / "a")]
     assert main(argv) == 2
     assert "drop --horizon, --days and --delay-days" in capsys.readouterr().err
+
+
+def test_eval_compares_a_config_file_with_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "rerank_on.toml"
+    cfg.write_text("[recall.stages.rerank]\nenabled = true\n")
+    out = tmp_path / "run"
+    argv = ["eval", "--quick", "--personas", "1", "--days", "6", "--resamples", "100"]
+    assert main([*argv, "--variants", f"full,full@{cfg}", "--out", str(out)]) == 0
+    assert "\nfull@rerank_on " in capsys.readouterr().out
+    data = json.loads((out / "results.json").read_text())
+    names = [v["name"] for v in data["variants"]]
+    assert names == ["full", "full@rerank_on"]
+    assert str(cfg) in data["variants"][1]["description"]
+    assert data["variants"][1]["rows"]
+    assert (out / "full@rerank_on").is_dir()  # its personas' own stores
+
+
+def test_eval_refuses_a_bad_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[recall.stages.rerank]\nenabled = 3\n")
+    assert main(["eval", "--quick", "--config", str(bad), "--out", str(tmp_path / "a")]) == 2
+    assert "rerank.enabled must be true or false" in capsys.readouterr().err
+    placed = tmp_path / "placed.toml"
+    placed.write_text('path = "/tmp/x"\n')
+    argv = ["eval", "--quick", "--variants", f"full@{placed}", "--out", str(tmp_path / "b")]
+    assert main(argv) == 2
+    assert "sets path; remove them" in capsys.readouterr().err

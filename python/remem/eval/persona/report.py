@@ -159,14 +159,15 @@ def _budget_lines(run: EvalRun) -> list[str]:
 def format_table(run: EvalRun, summary: Summary) -> str:
     """The table ``remem eval`` prints: one line per variant, then deltas and categories."""
     judged = any(v.passed is not None for v in summary.variants)
-    head = f"{'variant':<14}{'recall %':<22}{'@+' + str(run.settings.delay_days) + 'd %':<22}"
+    w = _name_width(summary.variants)
+    head = f"{'variant':<{w}}{'recall %':<22}{'@+' + str(run.settings.delay_days) + 'd %':<22}"
     head += f"{'current-fact %':<22}{'stale-only %':<21}{'tokens':>7}{'max tok':>8}"
     head += f"{'prompt p50/p95 ms':>19}{'turn p50/p95 ms':>17}"
     if judged:
         head += f"  {'judged pass %':<22}"
     lines = [f"remem eval: {_header(run)}", *_budget_lines(run), "", head]
     for v in summary.variants:
-        line = f"{v.name:<14}{_pct(v.recall):<22}{_pct(v.recall_delayed):<22}"
+        line = f"{v.name:<{w}}{_pct(v.recall):<22}{_pct(v.recall_delayed):<22}"
         line += f"{_pct(v.recall_current_fact):<22}"
         line += f"{_pct(v.stale_only):<21}{v.tokens_mean:>7.0f}{v.tokens_max:>8}"
         line += f"{_ms(v.prompt_ms):>19}{_ms(v.turn_ms):>17}"
@@ -178,7 +179,7 @@ def format_table(run: EvalRun, summary: Summary) -> str:
         base = summary.deltas[0].baseline
         lines += ["", f"Deltas vs {base} (percentage points, paired 95% CI):"]
         for d in summary.deltas:
-            lines.append(f"  {d.variant:<14}{d.metric:<14}{d.interval.format(100)}")
+            lines.append(f"  {d.variant:<{w}}{d.metric:<14}{d.interval.format(100)}")
     if run.judges:
         rate = run.disagreement_rate
         lines += ["", f"Judges: {', '.join(run.judges)}"]
@@ -192,6 +193,11 @@ def format_table(run: EvalRun, summary: Summary) -> str:
     return "\n".join(lines)
 
 
+def _name_width(variants: list[VariantSummary]) -> int:
+    """The variant column's width: 14, or the longest name and a space (``full@rerank_on``)."""
+    return max([14, *(len(v.name) + 1 for v in variants)])
+
+
 def _ms(pair: tuple[float, float]) -> str:
     return f"{pair[0]:.1f}/{pair[1]:.1f}"
 
@@ -200,13 +206,14 @@ def _category_table(variants: list[VariantSummary]) -> str:
     cats = [c for c in CATEGORIES if c != "unanswerable"]
     present = {c for v in variants for c, i in v.recall_by_category.items() if i is not None}
     cats = [c for c in cats if c in present]
-    rows = [f"  {'variant':<14}" + "".join(f"{c.replace('_', ' '):>14}" for c in cats)]
+    w = _name_width(variants)
+    rows = [f"  {'variant':<{w}}" + "".join(f"{c.replace('_', ' '):>14}" for c in cats)]
     for v in variants:
         cells = "".join(
             f"{'—' if (i := v.recall_by_category[c]) is None else f'{i.mean * 100:.1f}':>14}"
             for c in cats
         )
-        rows.append(f"  {v.name:<14}{cells}")
+        rows.append(f"  {v.name:<{w}}{cells}")
     return "\n".join(rows)
 
 

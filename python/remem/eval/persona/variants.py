@@ -15,6 +15,17 @@ transcript, raw-recall its best hits that fit.
 
     variants = resolve_variants(["raw-recall"])
     equal = resolve_variants(["full", "whole-history"], budget=1000)
+
+A name may carry a remem TOML file, ``NAME@FILE``: variant NAME on a runtime opened with that
+file's configuration (its ``[recall]``, ``[full_text]``, ``[lifecycle]``, ``[extraction]``,
+``[embeddings]`` … sections; the layout of :mod:`remem.runtime_config`), reported as
+``NAME@STEM`` — so one run compares a memory strategy with the defaults:
+
+    resolve_variants(["full", "full@rerank_on.toml"])   # variants "full" and "full@rerank_on"
+
+``config=`` gives every variant without its own file that configuration instead of the
+defaults. A file that sets ``path``, ``backend`` or ``dsn`` is refused: the harness gives each
+persona of each variant its own fresh embedded store.
 """
 
 from __future__ import annotations
@@ -22,7 +33,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import tomllib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from remem.blocks import tool_schemas as block_tool_schemas
@@ -43,8 +56,15 @@ from remem.eval.persona.history_baseline import WholeHistoryBaseline
 from remem.eval.persona.protocol import EvalCompanion, Variant
 from remem.extraction import RuleExtractor
 from remem.runtime import Runtime
+from remem.runtime_config import RuntimeConfig
 
-__all__ = ["DEFAULT_VARIANTS", "QUICK_VARIANTS", "available_variants", "resolve_variants"]
+__all__ = [
+    "DEFAULT_VARIANTS",
+    "QUICK_VARIANTS",
+    "available_variants",
+    "resolve_variants",
+    "variant_config",
+]
 
 DEFAULT_VARIANTS: tuple[str, ...] = (
     "full",
@@ -140,14 +160,53 @@ def available_variants(budget: int | None = None) -> dict[str, Variant]:
     return out
 
 
-def resolve_variants(names: Sequence[str], *, budget: int | None = None) -> list[Variant]:
-    """The variants ``names`` lists, in order (ConfigError for an unknown or repeated name)."""
+def resolve_variants(
+    names: Sequence[str], *, budget: int | None = None, config: str | Path | None = None
+) -> list[Variant]:
+    """The variants ``names`` lists, in order; ``NAME@FILE`` and ``config`` as in the module
+    docstring (ConfigError for an unknown or repeated name, an unreadable or invalid file, or a
+    file that sets where the store lives)."""
     known = available_variants(budget)
-    unknown = [n for n in names if n not in known]
-    if unknown:
+    base = None if config is None else variant_config(config)
+    out: list[Variant] = []
+    for spec in names:
+        name, sep, file = spec.partition("@")
+        if name not in known:
+            raise ConfigError(
+                f"unknown variant {name!r} in {spec!r}; choose from {', '.join(known)} "
+                "(optionally NAME@FILE.toml)"
+            )
+        if sep and not file:
+            raise ConfigError(f"variant {spec!r} names no config file after '@'")
+        variant = known[name]
+        if sep:
+            out.append(
+                dataclasses.replace(
+                    variant,
+                    name=f"{name}@{Path(file).stem}",
+                    runtime=variant_config(file),
+                    description=f"{variant.description}; configured by {file}",
+                )
+            )
+        else:
+            out.append(variant if base is None else dataclasses.replace(variant, runtime=base))
+    labels = [v.name for v in out]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"variant names repeat in {', '.join(labels)}; list each once")
+    return out
+
+
+def variant_config(file: str | Path) -> RuntimeConfig:
+    """The RuntimeConfig of a variant's TOML ``file``; one that sets ``path``, ``backend`` or
+    ``dsn`` is refused (ConfigError), since every persona gets its own embedded store."""
+    try:
+        data = tomllib.loads(Path(file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"cannot read the variant config file {file}: {exc}") from exc
+    placed = sorted(k for k in ("path", "backend", "dsn") if k in data)
+    if placed:
         raise ConfigError(
-            f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(known)}"
+            f"the variant config file {file} sets {', '.join(placed)}; remove them — the eval "
+            "gives each persona of each variant its own fresh embedded store"
         )
-    if len(set(names)) != len(names):
-        raise ConfigError(f"variant names repeat in {', '.join(names)}; list each once")
-    return [known[n] for n in names]
+    return RuntimeConfig.from_mapping(data)
