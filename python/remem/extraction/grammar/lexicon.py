@@ -167,6 +167,8 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "appointment appointments check-up checkup check-ups checkups consultation review"
         ),
         "home_word": words("home hometown"),
+        # a home left emptier: makes "Rui picked up the last of their stuff" a break-up
+        "home_emptied": words("flat apartment house place quiet quieter empty emptier"),
         "work_status": words(
             "freelancing freelance self-employed unemployed jobless contracting retired job-hunting"
         ),

@@ -184,6 +184,19 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
+        # a break-up told by the moving out: "Rui picked up the last of their stuff today.
+        # Weird quiet flat." — only beside the home it leaves ("Jess picked up the last of
+        # her stuff from uni" is nothing)
+        "{v:name} @adv* came|picked|collected|fetched|grabbed|took|moved|cleared "
+        "up|round|over|for|out* the last of their|his|her stuff|things|boxes|bits|clothes",
+        "{S} broke up with {v}.",
+        op=END,
+        entity="person",
+        needs="@home_emptied",
+    ),
+    rule(
+        "partner",
+        "partner",
         f"{_PRE} dumped|left my|our @kin_adj* @partner_word",
         "{S} broke up with their partner.",
         op=END,
