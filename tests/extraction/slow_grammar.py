@@ -150,7 +150,7 @@ def slow_parse(
     plain = [r for r in rules if not r.scan]
     scans = [r for r in rules if r.scan]
     parsed: list[tuple[Sentence, list[list[Statement]]]] = []
-    pending: list[tuple[list[Statement], str, list[Statement]]] = []
+    pending: list[tuple[list[Statement], Rule, list[Statement]]] = []
     for sentence in slow_sentences(message):
         per_clause: list[list[Statement]] = []
         parsed.append((sentence, per_clause))
@@ -178,7 +178,7 @@ def slow_parse(
                         continue
                     made = _statement(r, m, clause, at, turn_id, inherited)
                     if r.needs is not None:
-                        pending.append((found, r.needs, made))
+                        pending.append((found, r, made))
                     else:
                         found.extend(made)
             for i in range(start, len(clause)):
@@ -196,9 +196,21 @@ def slow_parse(
             s.attribute for _, per in parsed for found in per for s in found if s.operation != END
         }
         said_words = frozenset().union(*(sentence.words for sentence, _ in parsed))
-        for found, needs, made in pending:
-            if needs in set_attributes or (
-                needs.startswith("@") and not said_words.isdisjoint(CLASSES[needs[1:]])
+        clauses = [clause for sentence, _ in parsed for clause in sentence.clauses]
+        for found, r, made in pending:
+            needs = r.needs or ""
+            phrase = r.needs_phrase
+            if (
+                needs in set_attributes
+                or (needs.startswith("@") and not said_words.isdisjoint(CLASSES[needs[1:]]))
+                or (
+                    phrase is not None
+                    and any(
+                        _slow_match(phrase, clause, i) is not None
+                        for clause in clauses
+                        for i in range(len(clause))
+                    )
+                )
             ):
                 found.extend(s for s in made if s not in found)
     return parsed

@@ -305,6 +305,21 @@ def test_leaving_for_no_employer_ends_the_job_and_an_unknown_needed_class_is_ref
         rule("job", "employer", "left {v:org}", "{S} left {v}.", needs="@nonsense")
 
 
+def test_a_row_that_needs_a_phrase_counts_only_when_another_clause_says_it() -> None:
+    """``needs="~pattern"``: the other half of the fact is a phrase, anywhere in the message."""
+    assert facts("Met Elena at a friend's gig, we're an item!") == {
+        ("user", "partner", "Elena", "set")
+    }
+    assert facts("Met Jo through work. We are officially a couple now") == {
+        ("user", "partner", "Jo", "set")
+    }
+    assert facts("met Kim at the pub, we were a couple of idiots all night") == set()
+    assert facts("met Sam at the station, we grabbed a coffee") == set()
+    made = rule("job", "employer", "left {v:org}", "{S} left {v}.", needs="~new job")
+    assert made.needs_phrase is not None
+    assert made.needs_phrase.source == "new job"
+
+
 def test_a_place_read_as_school_and_employer_in_one_clause_is_the_school() -> None:
     assert facts("I quit Sussex in my final year") == {("user", "school", "Sussex", "end")}
     assert facts("I'm at Tesco doing the big shop") == set()

@@ -22,7 +22,8 @@ against the unindexed grammar). A match becomes a :class:`Statement` unless a gu
 
 A row with ``needs`` counts only when the same message sets that attribute too ("left Costa,
 starting at Greggs"), or, for ``needs="@class"``, says a word of that class ("left the bank,
-now freelancing"). Then :mod:`.corrections` turns misstatements put right into CORRECT
+now freelancing"), or, for ``needs="~pattern"``, says that phrase in any clause ("Met Elena at
+a gig, we're an item!"). Then :mod:`.corrections` turns misstatements put right into CORRECT
 statements (built by :mod:`.statement`).
 """
 
@@ -78,7 +79,7 @@ class Grammar:
         """Each sentence of ``message`` with the statements of each of its clauses (a
         question's clauses have none)."""
         parsed: list[tuple[Sentence, list[list[Statement]]]] = []
-        pending: list[tuple[list[Statement], str, list[Statement]]] = []
+        pending: list[tuple[list[Statement], Rule, list[Statement]]] = []
         index = self._index
         for sentence in sentences(message):
             per_clause: list[list[Statement]] = []
@@ -99,10 +100,8 @@ class Grammar:
                 if s.operation != END
             }
             said_words = frozenset().union(*(sentence.words for sentence, _ in parsed))
-            for found, needs, made in pending:
-                if needs in set_attributes or (
-                    needs.startswith("@") and not said_words.isdisjoint(CLASSES[needs[1:]])
-                ):
+            for found, r, made in pending:
+                if _needs_met(r, set_attributes, said_words, parsed):
                     found.extend(s for s in made if s not in found)
         return parsed
 
@@ -113,7 +112,7 @@ class Grammar:
         at: datetime,
         turn_id: str,
         per_clause: list[list[Statement]],
-        pending: list[tuple[list[Statement], str, list[Statement]]],
+        pending: list[tuple[list[Statement], Rule, list[Statement]]],
     ) -> None:
         """The statements of each clause of a sentence that can hold some.
 
@@ -156,7 +155,7 @@ class Grammar:
                         continue
                     made = _statement(r, m, clause, at, turn_id, inherited)
                     if r.needs is not None:
-                        pending.append((found, r.needs, made))
+                        pending.append((found, r, made))
                     else:
                         found.extend(made)
             by_word, cap = plan.scan_by_word, plan.scan_cap
@@ -171,6 +170,29 @@ class Grammar:
                         if m is not None:
                             found.extend(_statement(r, m, clause, at, turn_id))
             per_clause.append(_prune(found) if len(found) > 1 else found)
+
+
+def _needs_met(
+    r: Rule,
+    set_attributes: set[str],
+    said_words: frozenset[str],
+    parsed: list[tuple[Sentence, list[list[Statement]]]],
+) -> bool:
+    """Whether the message says what row ``r`` needs (see :attr:`Rule.needs`)."""
+    needs = r.needs
+    if needs is None or needs in set_attributes:
+        return needs is not None
+    if needs.startswith("@"):
+        return not said_words.isdisjoint(CLASSES[needs[1:]])
+    phrase = r.needs_phrase
+    if phrase is None:
+        return False
+    return any(
+        phrase.match(clause, i) is not None
+        for sentence, _ in parsed
+        for clause in sentence.clauses
+        for i in range(len(clause))
+    )
 
 
 _DEATH = frozenset({"died", "passed", "rip", "buried", "put"})

@@ -302,7 +302,7 @@ VERB_STARTS = words(
     "renamed shelved scrapped stopped rescued walked had having became become doing done "
     "been living signed signing enrolled booked tried trying ordered found showed spent watched "
     "trained dealing struggling coping suffering named naming brought bringing "
-    "carrying carried packing packed keeping "
+    "carrying carried packing packed keeping met meeting "
     "sore aching achy tired exhausted knackered shattered hungover stuffed "
     "first second third two three four five six seven eight nine ten twelve fifteen twenty thirty"
 )

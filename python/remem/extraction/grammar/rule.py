@@ -42,7 +42,8 @@ class Rule:
     other rows only at the start of a clause. ``event`` marks a change (valid from the turn's
     time when no date is said). ``entity`` is the entity type of the value, if it is one.
     ``subject_slot`` names a slot whose words are the subject (a date's event);
-    ``needs`` an attribute the same message must set.
+    ``needs`` an attribute the same message must set (or a word class, or a phrase: see
+    the field).
     """
 
     kind: str
@@ -61,7 +62,10 @@ class Rule:
     needs: str | None = None
     """An attribute the message must also set for this row to count: "left Costa" is a job
     ending only beside a new job ("…, starting at Greggs on monday"), else it may be a city;
-    ``"@class"`` instead asks for a word of that lexicon class ("…, now freelancing")."""
+    ``"@class"`` instead asks for a word of that lexicon class ("…, now freelancing"), and
+    ``"~pattern"`` for a phrase said anywhere in the message, in another clause or sentence
+    ("Met Elena at a gig, we're an item!"); :attr:`needs_phrase` is that pattern compiled."""
+    needs_phrase: Pattern | None = None
 
 
 def rule(
@@ -87,6 +91,7 @@ def rule(
         raise InvalidArgumentError(
             f"rule {pattern!r} needs unknown word class {needs!r}; add it to lexicon.CLASSES"
         )
+    phrase = compile_pattern(needs[1:]) if needs is not None and needs.startswith("~") else None
     slots = {e.slot for e in compiled.elements if e.slot}
     if "v" not in slots and fixed is None and not value_from_with:
         raise InvalidArgumentError(
@@ -106,4 +111,5 @@ def rule(
         entity,
         subject_slot,
         needs=needs,
+        needs_phrase=phrase,
     )

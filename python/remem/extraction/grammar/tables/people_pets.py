@@ -108,6 +108,17 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
+        # a new partner met, with the news in another clause: "Met Elena at a friend's gig,
+        # we're an item!" ("met Sam at the station, we grabbed a coffee" is nothing)
+        f"{_PRE} met|meeting {{v:name}} at|through|on|via|in|over",
+        "{Ss} partner is {v}.",
+        event=True,
+        entity="person",
+        needs="~we @be @adv* an|a? item|couple|thing|official now|again|already? $",
+    ),
+    rule(
+        "partner",
+        "partner",
         "second|third|fourth|fifth|another date with {v:name}",
         "{Ss} partner is {v}.",
         event=True,

@@ -198,6 +198,19 @@ ORIGIN: tuple[Rule, ...] = (
     rule(
         "origin",
         "hometown",
+        # … or names the house they grew up in: "Mum rang from Cusco, the old house finally
+        # got a new roof" ("Mum texted from Paris, they found a house to rent" is a trip; a
+        # sibling's "old house" may be their own)
+        "my? mum|mom|mam|ma|dad|da|mother|father|parents|folks|family|nan|gran|grandma|grandad "
+        "@adv* called|rang|phoned|texted|messaged|wrote|visited "
+        "me? from {v:place}",
+        "{S} is from {v}.",
+        entity="place",
+        needs="~the|our old|family house|home|place",
+    ),
+    rule(
+        "origin",
+        "hometown",
         "my|our home? town|hometown is|'s {v:place}",
         "{S} is from {v}.",
         entity="place",
