@@ -8,6 +8,8 @@
   favour what was said then;
 * :mod:`~remem.controller.stages.time_expressions` — "when / how long" favours turns that say
   a time;
+* :mod:`~remem.controller.stages.answer_type` — a question asking for instances of a category
+  ("Which cities …") favours turns naming one (lexicon in ``answer_lexicon``; off by default);
 * :mod:`~remem.controller.stages.sessions` — the sessions holding the best hits lift their other
   strong turns (bounded; off by default);
 * :mod:`~remem.controller.stages.prior_depth` — the speaker, dates and time priors choose which
@@ -29,6 +31,7 @@
 
 from __future__ import annotations
 
+from remem.controller.stages.answer_type import AnswerTypePriorConfig, asked_categories, mentions
 from remem.controller.stages.config import STAGE_NAMES, RecallStagesConfig
 from remem.controller.stages.conflicts import ConflictConfig, Keyed, resolve_conflicts
 from remem.controller.stages.dense_feedback import DenseFeedbackConfig, dense_feedback, rocchio
@@ -72,6 +75,7 @@ from remem.controller.stages.time_expressions import (
 __all__ = [
     "PRIOR_NAMES",
     "STAGE_NAMES",
+    "AnswerTypePriorConfig",
     "CandidateView",
     "ConflictConfig",
     "DatePriorConfig",
@@ -93,12 +97,14 @@ __all__ = [
     "TimeExpressionPriorConfig",
     "TurnReader",
     "age_priors",
+    "asked_categories",
     "asks_for_time",
     "cut_vector",
     "dense_feedback",
     "diversify",
     "expand_neighbours",
     "feedback_query",
+    "mentions",
     "missing_neighbours",
     "named_speakers",
     "prior_cut",

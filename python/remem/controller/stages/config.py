@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from remem.controller.stages.answer_type import AnswerTypePriorConfig
 from remem.controller.stages.conflicts import ConflictConfig
 from remem.controller.stages.dense_feedback import DenseFeedbackConfig
 from remem.controller.stages.diversity import DiversityConfig
@@ -41,6 +42,7 @@ _KINDS: dict[str, type] = {
     "diversity": DiversityConfig,
     "dense_feedback": DenseFeedbackConfig,
     "rerank": RerankConfig,
+    "answer_type": AnswerTypePriorConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -61,6 +63,7 @@ class RecallStagesConfig:
     diversity: DiversityConfig = field(default_factory=DiversityConfig)
     dense_feedback: DenseFeedbackConfig = field(default_factory=DenseFeedbackConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
+    answer_type: AnswerTypePriorConfig = field(default_factory=AnswerTypePriorConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():

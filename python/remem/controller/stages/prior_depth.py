@@ -8,17 +8,17 @@ of that day's session that says "Here's one I did last week, inspired by the sun
 word with the question and ranks 60th by BM25; the dates prior would multiply it by 4, but only
 candidates get priors. This stage cuts by
 
-    score × speaker × dates × time_expressions
+    score × speaker × dates × time_expressions × answer_type
 
-(the factors :func:`~remem.controller.stages.priors.prior_factors` gives the candidate, each
-1.0 when its stage is off), keeping the ``depth`` best, and returns them in the list's own
-order — so the full-text ranks and scores fusion sees are unchanged, and the priors are still
-applied once, after fusion. Disabled, or a query without cues, it is the plain cut
-``hits[:depth]``. The vector list is cut the same way (:func:`cut_vector`): the vector search
-runs ``vector_factor`` × deeper, the records of its hits are read (eligibility needs them
-anyway) and the ``depth`` best by cosine × cue priors reach fusion; a query without cues keeps
-the ``depth`` best by cosine, as before. The participants whose names the speaker prior looks
-for are the speakers among the deep hits.
+(the factors :func:`~remem.controller.stages.priors.prior_factors` gives the candidate, each 1.0
+when its stage is off; ``answer_type`` is off by default), keeping the ``depth`` best, and
+returns them in the list's own order — so the full-text ranks and scores fusion sees are
+unchanged, and the priors are still applied once, after fusion. Disabled, or a query without
+cues, it is the plain cut ``hits[:depth]``. The vector list is cut the same way
+(:func:`cut_vector`): the vector search runs ``vector_factor`` × deeper, the records of its hits
+are read (eligibility needs them anyway) and the ``depth`` best by cosine × cue priors reach
+fusion; a query without cues keeps the ``depth`` best by cosine, as before. The participants
+whose names the speaker prior looks for are the speakers among the deep hits.
 
 >>> from datetime import UTC, datetime
 >>> from remem.models import EpisodeKind, EpisodicHit
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CUE_PRIORS", "PriorDepthConfig", "cut_indices", "cut_vector", "prior_cut"]
 
-CUE_PRIORS = ("speaker", "dates", "time_expressions")
+CUE_PRIORS = ("speaker", "dates", "time_expressions", "answer_type")
 """The priors read from the query that choose the cut (recency and usage do not)."""
 
 
@@ -137,7 +137,7 @@ def cut_indices(
         return plain
     speakers = [s if isinstance(s, str) and s.strip() else None for *_, s in rows]
     cues = query_cues(query, now, {s for s in speakers if s is not None}, stages)
-    if not (cues.speakers or cues.windows or cues.asks_time):
+    if not (cues.speakers or cues.windows or cues.asks_time or cues.categories):
         return plain
     weighted: list[tuple[float, int]] = []
     for i, (score, created_at, text, _) in enumerate(rows):
@@ -146,6 +146,6 @@ def cut_indices(
         factors = prior_factors(view, cues, now, stages, inclusion, ages=(1.0, 1.0))
         value = max(score, 0.0)
         for name in CUE_PRIORS:
-            value *= factors[name]
+            value *= factors.get(name, 1.0)
         weighted.append((-value, i))
     return sorted(i for _, i in sorted(weighted)[:depth])

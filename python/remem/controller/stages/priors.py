@@ -1,13 +1,17 @@
-"""The per-candidate priors of one query: recency, usage, speaker, dates, time expressions.
+"""The per-candidate priors of one query: recency, usage, speaker, dates, time expressions
+(and the answer type, when switched on).
 
 :class:`QueryCues` is read from the query once (which participants it names, which date windows,
 whether it asks for a time); :func:`prior_factors` turns one candidate into named factors, each
 ≥ a positive floor, which recall multiplies into the fused score:
 
-    final = fused × recency × usage × speaker × dates × time_expressions   (× conflict)
+    final = fused × recency × usage × speaker × dates × time_expressions
+            (× answer_type, only when switched on) (× conflict)
 
-A switched-off stage contributes 1.0. Example: a question naming Caroline, asked 180 days after
-a turn Caroline spoke, with the defaults: ``recency ≈ 0.95`` (never lower), ``speaker = 6``.
+A switched-off stage contributes 1.0; the answer-type prior, off by default, adds no key when
+off (so signals and explanations are as before). Example: a question naming Caroline, asked
+180 days after a turn Caroline spoke, with the defaults: ``recency ≈ 0.95`` (never lower),
+``speaker = 6``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from remem.controller.stages.answer_type import asked_categories, mentions
 from remem.controller.stages.config import RecallStagesConfig
 from remem.controller.stages.question_dates import Window, question_windows
 from remem.controller.stages.recency import recency_prior, usage_prior
@@ -53,6 +58,10 @@ class QueryCues:
     speakers: frozenset[str]
     windows: tuple[Window, ...]
     asks_time: bool
+    categories: frozenset[str] = frozenset()
+    """The answer-type categories the query asks for (empty when that stage is off)."""
+    participants: frozenset[str] = frozenset()
+    """The candidates' speakers (a ``people`` instance is nobody of these)."""
 
 
 def speaker_of(metadata: Mapping[str, object]) -> str | None:
@@ -70,7 +79,15 @@ def query_cues(
         tuple(question_windows(query, now, config.dates.slack_days)) if config.dates.enabled else ()
     )
     asks = config.time_expressions.enabled and asks_for_time(query)
-    return QueryCues(speakers, windows, asks)
+    if not config.answer_type.enabled:
+        return QueryCues(speakers, windows, asks)
+    return QueryCues(
+        speakers,
+        windows,
+        asks,
+        asked_categories(query),
+        frozenset(p for p in participants if p and p.strip()),
+    )
 
 
 def age_priors(
@@ -95,8 +112,9 @@ def prior_factors(
     inclusion: InclusionScorerConfig,
     ages: tuple[float, float] | None = None,
 ) -> dict[str, float]:
-    """Every prior's factor for ``c`` (keys :data:`PRIOR_NAMES`, in order); ``ages``: the
-    candidate's :func:`age_priors` when already computed (else they are computed here)."""
+    """Every prior's factor for ``c`` (keys :data:`PRIOR_NAMES`, in order, then
+    ``answer_type`` when that stage is on); ``ages``: the candidate's :func:`age_priors` when
+    already computed (else they are computed here)."""
     speaker = 1.0
     if cues.speakers and c.speaker in cues.speakers:
         speaker += config.speaker.boost
@@ -107,10 +125,16 @@ def prior_factors(
     if cues.asks_time and states_time(c.text):
         timed += config.time_expressions.boost
     recency, usage = ages if ages is not None else age_priors(c, now, config, inclusion)
-    return {
+    factors = {
         "recency": recency,
         "usage": usage,
         "speaker": speaker,
         "dates": dates,
         "time_expressions": timed,
     }
+    if config.answer_type.enabled:
+        typed = 1.0
+        if cues.categories and mentions(c.text, cues.categories, cues.participants):
+            typed += config.answer_type.boost
+        factors["answer_type"] = typed
+    return factors
