@@ -144,11 +144,14 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
         ),
         "notice": words("notice resignation badge"),
         # words that make "everyone at Brightline is swamped" talk about a workplace
+        "work_event": words(
+            "payroll all-hands quarter-end year-end month-end appraisals onboarding"
+        ),
         "work_talk": words(
             "review reviews appraisal appraisals deadline deadlines meeting meetings overtime "
             "layoffs redundancies restructure reorg all-hands standup payroll quarterly "
             "bonus bonuses rota shift shifts office boss manager clients colleagues promotion "
-            "promotions"
+            "promotions quarter-end year-end month-end"
         ),
         "workmates": words("colleagues coworkers co-workers workmates"),
         # what a new job hands out on the first day: "got my badge and laptop at Meridian"

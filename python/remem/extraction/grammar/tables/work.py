@@ -339,7 +339,19 @@ JOB: tuple[Rule, ...] = (
         "employer",
         # "everyone at Brightline is dreading the review": a workplace only when the message
         # talks about work (else it is a shop, a gym, a party)
-        "everyone|everybody @adv* at|in {v:org}",
+        "everyone|everybody|someone|somebody @adv* at|in {v:org}",
+        _WORKS,
+        entity="org",
+        needs="@work_talk",
+    ),
+    rule(
+        "job",
+        "employer",
+        # a workplace's own events: "Payroll at Copperleaf messed up my overtime again",
+        # "All-hands at Halden ran over", "Quarter-end at Acme means nobody leaves before
+        # eight" — beside work talk ("the standup at the Comedy Store" is comedy, not a meeting;
+        # "layoffs at Meta" is news, so no such word is an event here)
+        "the|our? @work_event @adv* at|in {v:org}",
         _WORKS,
         entity="org",
         needs="@work_talk",
