@@ -133,7 +133,7 @@ async def test_a_thought_split_over_two_messages_is_read_together_only_when_they
 
     async def pets(*entries: TranscriptEntry) -> list[str]:
         result = await RuleExtractor().extract(list(entries), context=ExtractionContext("s", AT))
-        return [m.value for m in result.memories if m.attribute == "pet"]
+        return [str(m.value) for m in result.memories if m.attribute == "pet"]
 
     soon, late = AT + timedelta(minutes=3), AT + FOLLOW_UP + timedelta(minutes=1)
     assert await pets(entry(1, parrot), entry(2, pip, at=soon)) == ["Pip"]
