@@ -336,6 +336,45 @@ def test_an_ending_is_no_value_and_its_old_value_is_no_longer_true() -> None:
     assert timeline.earlier_in_text("Sam texted me.", T0 + timedelta(days=12)) == []
 
 
+def test_an_ending_of_a_value_never_stated_names_it_in_the_current_values_note() -> None:
+    """The partner only implied ("Rui cooked for me"), then "Rui picked up the last of their
+    stuff", then "partner Elena": Elena's note says who came before."""
+    now = T0 + timedelta(days=30)
+    partner = {"subject": "user", "attribute": "partner"}
+    split = record(
+        1,
+        text="The user broke up with Rui.",
+        metadata={**partner, "value": "Rui", "operation": "end"},
+        valid_from=T0,
+    )
+    nobody = record(
+        2,
+        text="The user broke up with their partner.",
+        metadata={**partner, "value": "none", "operation": "end"},
+        valid_from=T0 + timedelta(days=5),
+    )
+    elena = record(
+        3,
+        text="The user's partner is Elena.",
+        metadata={**partner, "value": "Elena"},
+        valid_from=T0 + timedelta(days=10),
+    )
+    timeline = FactTimeline.from_records([split, nobody, elena], now=now)
+    assert timeline.note_for_record(elena.id) == "current; before: Rui until 2026-05-01"
+    assert timeline.note_for_record(split.id) is None
+    # A value that was stated is named by its own fact, not again by its ending.
+    rui = record(
+        4,
+        text="The user's partner is Rui.",
+        metadata={**partner, "value": "Rui"},
+        valid_from=T0 - timedelta(days=30),
+        valid_to=T0,
+        superseded_by=split.id,
+    )
+    timeline = FactTimeline.from_records([rui, split, elena], now=now)
+    assert timeline.note_for_record(elena.id) == "current; before: Rui 2026-04-01 to 2026-05-01"
+
+
 async def test_a_turn_naming_an_old_value_is_marked_or_dropped_though_nothing_was_extracted(
     runtime: remem.Runtime, clock: ManualClock
 ) -> None:

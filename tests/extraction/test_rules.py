@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -15,6 +15,7 @@ from remem.extraction import (
     extract_statements,
 )
 from remem.extraction.dates import resolve_time_phrase
+from remem.extraction.rules import FOLLOW_UP
 from remem.models import TranscriptEntry
 from tests.extraction.cases import ASSISTANT_ONLY, NEGATIVE, POSITIVE
 
@@ -26,14 +27,16 @@ def facts(text: str) -> set[tuple[str, str]]:
     return {(s.attribute, s.value) for s in extract_statements(text, AT) if s.subject == "user"}
 
 
-def entry(n: int, user: str, assistant: str = "ok") -> TranscriptEntry:
+def entry(
+    n: int, user: str, assistant: str = "ok", at: datetime = AT, session: str = "s"
+) -> TranscriptEntry:
     return TranscriptEntry(
         id=f"t{n}",
-        session_id="s",
+        session_id=session,
         turn_number=n,
         user_message=user,
         assistant_message=assistant,
-        created_at=AT,
+        created_at=at,
     )
 
 
@@ -121,6 +124,33 @@ async def test_a_later_single_value_in_the_batch_wins_and_multi_values_add_up() 
     )
     values = sorted((m.attribute, m.value) for m in result.memories)
     assert values == [("city", "Lisbon"), ("pet", "Rex"), ("pet", "Tom")]
+
+
+async def test_a_thought_split_over_two_messages_is_read_together_only_when_they_follow() -> None:
+    """The message just before (same session, at most ``FOLLOW_UP`` earlier) completes a
+    row's ``needs``: "My parrot is being a menace today." / "Pip chewed the remote"."""
+    parrot, pip = "My parrot is being a menace today.", "Pip chewed the remote, I swear."
+
+    async def pets(*entries: TranscriptEntry) -> list[str]:
+        result = await RuleExtractor().extract(list(entries), context=ExtractionContext("s", AT))
+        return [str(m.value) for m in result.memories if m.attribute == "pet"]
+
+    soon, late = AT + timedelta(minutes=3), AT + FOLLOW_UP + timedelta(minutes=1)
+    assert await pets(entry(1, parrot), entry(2, pip, at=soon)) == ["Pip"]
+    assert await pets(entry(1, parrot), entry(2, pip, at=late)) == []
+    assert await pets(entry(1, pip)) == []
+    assert await pets(entry(1, pip), entry(2, parrot, at=soon)) == []  # the order counts
+    extractor = RuleExtractor()  # and the session: another session's message is no context
+    await extractor.extract([entry(1, parrot, session="a")], context=ExtractionContext("a", AT))
+    result = await extractor.extract(
+        [entry(2, pip, at=soon, session="b")], context=ExtractionContext("b", AT)
+    )
+    assert result.memories == ()
+    # across two batches of one session it still follows
+    extractor = RuleExtractor()
+    await extractor.extract([entry(1, parrot)], context=ExtractionContext("s", AT))
+    result = await extractor.extract([entry(2, pip, at=soon)], context=ExtractionContext("s", AT))
+    assert [m.value for m in result.memories] == ["Pip"]
 
 
 @pytest.mark.parametrize(

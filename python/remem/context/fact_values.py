@@ -30,7 +30,10 @@ A value is current when it has neither ``superseded_by`` nor a ``valid_to`` at o
 several values of one key can be current at once (two dogs: "pet" is not single-valued) — only
 supersession decides, never the order of values. An ending (metadata ``operation = "end"``:
 "Sam and I split up", "the user no longer is keto") is no value at all: it is never current,
-never an earlier value, and its own turn is not an earlier statement.
+never an earlier value, and its own turn is not an earlier statement — but when the value it
+ended was never stated as a fact (the partner only implied until "Rui picked up the last of their
+stuff"), the current value's note names it: ``(current; before: Rui until 2026-11-09)``, so
+"Who was I with before Elena?" is answered.
 
     timeline = FactTimeline.from_records(records, now=now)
     timeline.earlier_in_turn("turn-7")   # [] when everything turn-7 said still holds
@@ -173,14 +176,24 @@ class FactTimeline:
         v = self._by_id.get(record_id)
         if v is None or not v.current:
             return None
+        members = self._by_key[v.key]
+        stated = {_fold(e.value) for e in members if not e.ending}
         earlier = [
             e
-            for e in self._by_key[v.key]
-            if not e.current and not e.ending and e.held_from <= v.held_from
+            for e in members
+            if not e.current
+            and e.held_from <= v.held_from
+            # an ending stands for the value it ended only when that value was never stated
+            and (not e.ending or (_fold(e.value) not in stated and _fold(e.value) != "none"))
         ]
         if not earlier:
             return None
-        parts = [f"{e.value} {e.held_from:%Y-%m-%d} to {_until(e, v)}" for e in earlier[-2:]]
+        parts = [
+            f"{e.value} until {e.held_from:%Y-%m-%d}"
+            if e.ending
+            else f"{e.value} {e.held_from:%Y-%m-%d} to {_until(e, v)}"
+            for e in earlier[-2:]
+        ]
         return "current; before: " + ", ".join(parts)
 
     def current_in_turn(self, turn_id: str) -> str | None:

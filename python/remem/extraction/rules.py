@@ -16,7 +16,9 @@ someone unnamed ("my friend moved to Berlin") are dropped, never given to the us
 
 Within one batch a later value of a single-valued attribute replaces an earlier one. The
 extractor remembers the last :data:`HISTORY` statements of each session so a correction in a
-later turn ("I misspoke — Porto, not Lisbon") finds what it corrects.
+later turn ("I misspoke — Porto, not Lisbon") finds what it corrects, and the session's last
+user message, which completes a row's ``needs`` when it was sent at most :data:`FOLLOW_UP`
+before ("My parrot is being a menace today." / "Pip chewed the remote" names the parrot).
 
 What it cannot do (use :class:`~remem.extraction.MemoryExtractor`): pronouns and ellipsis
 across sentences ("Guess where I live now? Lisbon!") or clauses ("a dog named Rex and a cat
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from remem.controller.extraction import (
     ExtractedEntity,
@@ -46,10 +48,13 @@ from remem.extraction.grammar.rhetorical import presupposed
 from remem.extraction.vocabulary import EXCLUSIVE_RELATIONS, RELATIONS, SINGLE_VALUED, USER
 from remem.models import MemoryKind, TranscriptEntry
 
-__all__ = ["HISTORY", "RuleExtractor", "Statement", "extract_statements"]
+__all__ = ["FOLLOW_UP", "HISTORY", "RuleExtractor", "Statement", "extract_statements"]
 
 HISTORY = 32
 """Statements kept per session for corrections in later turns."""
+
+FOLLOW_UP = timedelta(minutes=10)
+"""How soon after a user message the next one may complete it (a thought split in two)."""
 
 _GRAMMAR = Grammar()
 
@@ -68,25 +73,37 @@ class RuleExtractor:
 
     def __init__(self) -> None:
         self._history: dict[str, deque[Statement]] = {}
+        self._last: dict[str, tuple[str, datetime]] = {}
 
     async def extract(
         self, entries: Sequence[TranscriptEntry], *, context: ExtractionContext
     ) -> ExtractionResult:
-        history = self._history.setdefault(context.session_id, deque(maxlen=HISTORY))
+        session = context.session_id
+        history = self._history.setdefault(session, deque(maxlen=HISTORY))
         statements: list[Statement] = []
         for e in entries:
-            found = extract_statements(e.user_message, e.created_at, e.id, [*history])
+            last = self._last.get(session)
+            before = ""
+            if last is not None and timedelta(0) <= e.created_at - last[1] <= FOLLOW_UP:
+                before = last[0]
+            found = extract_statements(e.user_message, e.created_at, e.id, [*history], before)
             statements.extend(found)
             history.extend(found)
+            self._last[session] = (e.user_message, e.created_at)
         return _result(_dedupe(statements))
 
 
 def extract_statements(
-    message: str, at: datetime, turn_id: str = "", history: Sequence[Statement] = ()
+    message: str,
+    at: datetime,
+    turn_id: str = "",
+    history: Sequence[Statement] = (),
+    before: str = "",
 ) -> list[Statement]:
     """Every fact in one user message said at ``at`` (the pure core of the extractor);
-    ``history`` — statements said earlier — is what a correction may refer to."""
-    found = apply_corrections(_GRAMMAR.parse(message, at, turn_id), history)
+    ``history`` — statements said earlier — is what a correction may refer to, ``before`` —
+    the user's message just before this one — what completes a row's ``needs``."""
+    found = apply_corrections(_GRAMMAR.parse(message, at, turn_id, before), history)
     return [*found, *(s for s in presupposed(message, at, turn_id) if s not in found)]
 
 

@@ -309,3 +309,19 @@ def test_a_newer_ending_caps_the_value_it_ends() -> None:
     out = resolve_conflicts(items, ConflictConfig(stale_factor=0.5))
     assert out["with-sam"] == pytest.approx(0.5)
     assert out["split"] * 0.3 == pytest.approx(1.0)
+
+
+def test_an_ending_followed_by_another_value_stays_true_until_its_value_returns() -> None:
+    """ "broke up with Rui", then "partner Elena": the ending is history, not a stale value —
+    only "back with Rui" makes it stale."""
+    rui = {"subject": "user", "attribute": "partner", "value": "Rui"}
+    split = Keyed("split", 1.0, NOW, {**rui, "operation": "end"})
+    elena = Keyed("elena", 0.4, NOW + timedelta(days=10), {**rui, "value": "Elena"})
+    out = resolve_conflicts([split, elena], ConflictConfig(stale_factor=0.5))
+    assert "split" not in out  # not capped
+    assert out["elena"] * 0.4 == pytest.approx(1.0)  # the current value still leads
+    back = Keyed("back", 0.2, NOW + timedelta(days=20), rui)
+    out = resolve_conflicts([split, elena, back], ConflictConfig(stale_factor=0.5))
+    assert out["split"] == pytest.approx(0.5)
+    assert out["back"] * 0.2 == pytest.approx(1.0)
+    assert "elena" not in out  # already below the cap

@@ -13,7 +13,10 @@ orders values (:mod:`remem.consolidation.contradictions`): "I lived in Faro in 2
 is older than the current city. Only a *single-valued* attribute
 (:data:`remem.extraction.vocabulary.SINGLE_VALUED`) conflicts: two dogs, two hobbies, two
 siblings all stand. An ending of a value (``operation = "end"``: "Sam and I split up") is a
-different statement from the value itself, so a newer ending caps the older "partner Sam".
+different statement from the value itself, so a newer ending caps the older "partner Sam". An
+ending stays true when another value follows it ("broke up with Rui", then "partner Elena"):
+only a later statement of the value it ended ("Sam and I are back together") makes it stale, so
+"Who was I with before Elena?" still finds it.
 """
 
 from __future__ import annotations
@@ -94,6 +97,16 @@ def resolve_conflicts(items: Sequence[Keyed], config: ConflictConfig) -> dict[st
             out[newest.key] = best / newest.score
         cap = config.stale_factor * best
         for m in members:
-            if m is not newest and m.score > cap:
+            if m is not newest and m.score > cap and not _still_true(m, members):
                 out[m.key] = cap / m.score if m.score > 0 else 0.0
     return out
+
+
+def _still_true(item: Keyed, members: Sequence[Keyed]) -> bool:
+    """An ending that no later statement of the value it ended contradicts (module docstring)."""
+    value, ends = _statement(item.metadata)
+    if not ends:
+        return False
+    return not any(
+        _statement(m.metadata) == (value, False) and m.held_from > item.held_from for m in members
+    )

@@ -23,8 +23,10 @@ against the unindexed grammar). A match becomes a :class:`Statement` unless a gu
 A row with ``needs`` counts only when the same message sets that attribute too ("left Costa,
 starting at Greggs"), or, for ``needs="@class"``, says a word of that class ("left the bank,
 now freelancing"), or, for ``needs="~pattern"``, says that phrase in any clause ("Met Elena at
-a gig, we're an item!"). Then :mod:`.corrections` turns misstatements put right into CORRECT
-statements (built by :mod:`.statement`).
+a gig, we're an item!"). A word or phrase also counts in ``before``, the message the user sent
+just before this one, when the caller passes it (people split a thought over two messages: "My
+parrot is being a menace today." / "Pip chewed the remote"). Then :mod:`.corrections` turns
+misstatements put right into CORRECT statements (built by :mod:`.statement`).
 """
 
 from __future__ import annotations
@@ -65,19 +67,22 @@ class Grammar:
         self.rules: tuple[Rule, ...] = tuple(r for rules in chosen.values() for r in rules)
         self._index = RuleIndex(self.rules)
 
-    def statements(self, message: str, at: datetime, turn_id: str = "") -> list[Statement]:
-        """Every fact of ``message`` (said at ``at``), in the order said, before corrections."""
+    def statements(
+        self, message: str, at: datetime, turn_id: str = "", before: str = ""
+    ) -> list[Statement]:
+        """Every fact of ``message`` (said at ``at``; ``before``: the user's message just
+        before it, see the module docstring), in the order said, before corrections."""
         out: list[Statement] = []
-        for _, per_clause in self.parse(message, at, turn_id):
+        for _, per_clause in self.parse(message, at, turn_id, before):
             for found in per_clause:
                 out.extend(s for s in found if s not in out)
         return out
 
     def parse(
-        self, message: str, at: datetime, turn_id: str = ""
+        self, message: str, at: datetime, turn_id: str = "", before: str = ""
     ) -> list[tuple[Sentence, list[list[Statement]]]]:
         """Each sentence of ``message`` with the statements of each of its clauses (a
-        question's clauses have none)."""
+        question's clauses have none); ``before`` only answers the rows' ``needs``."""
         parsed: list[tuple[Sentence, list[list[Statement]]]] = []
         pending: list[tuple[list[Statement], Rule, list[Statement]]] = []
         index = self._index
@@ -99,9 +104,12 @@ class Grammar:
                 for s in found
                 if s.operation != END
             }
-            said_words = frozenset().union(*(sentence.words for sentence, _ in parsed))
+            said = [sentence for sentence, _ in parsed]
+            if before:
+                said.extend(sentences(before))
+            said_words = frozenset().union(*(sentence.words for sentence in said))
             for found, r, made in pending:
-                if _needs_met(r, set_attributes, said_words, parsed):
+                if _needs_met(r, set_attributes, said_words, said):
                     found.extend(s for s in made if s not in found)
         return parsed
 
@@ -176,9 +184,10 @@ def _needs_met(
     r: Rule,
     set_attributes: set[str],
     said_words: frozenset[str],
-    parsed: list[tuple[Sentence, list[list[Statement]]]],
+    said: list[Sentence],
 ) -> bool:
-    """Whether the message says what row ``r`` needs (see :attr:`Rule.needs`)."""
+    """Whether the message (with ``said``, its sentences and those of the message before it,
+    and their words) says what row ``r`` needs (see :attr:`Rule.needs`)."""
     needs = r.needs
     if needs is None or needs in set_attributes:
         return needs is not None
@@ -189,7 +198,7 @@ def _needs_met(
         return False
     return any(
         phrase.match(clause, i) is not None
-        for sentence, _ in parsed
+        for sentence in said
         for clause in sentence.clauses
         for i in range(len(clause))
     )

@@ -119,6 +119,24 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
+        # cooked for by someone who makes the user feel lucky: "Nadia cooked for me tonight,
+        # I'm a lucky one" ("Sam cooked for us, the pasta was great" is a friend's dinner)
+        "{v:name} @adv* cooked|made dinner|tea|supper|breakfast? for me|us",
+        "{Ss} partner is {v}.",
+        entity="person",
+        needs="~lucky|spoiled|spoilt",
+    ),
+    rule(
+        "partner",
+        "partner",
+        # breakfast in bed is a partner's: "Nadia surprised me with breakfast in bed"
+        "{v:name} @adv* surprised|spoiled|spoilt|treated|brought|made me with|to? breakfast in bed",
+        "{Ss} partner is {v}.",
+        entity="person",
+    ),
+    rule(
+        "partner",
+        "partner",
         "second|third|fourth|fifth|another date with {v:name}",
         "{Ss} partner is {v}.",
         event=True,
@@ -376,6 +394,18 @@ PET: tuple[Rule, ...] = (
         "{S} has a pet named {v}.",
         entity="animal",
         needs="@animal",
+    ),
+    rule(
+        "pet",
+        "pet",
+        # a pet's mischief by name, beside "my parrot" said in this message or the one before:
+        # "My parrot is being a menace today." / "Pip chewed the remote, I swear." ("Sam
+        # chewed me out" is a person: an object, not "me", must follow)
+        "{v:name} @adv* chewed|gnawed|shredded|scratched|knocked|peed|pooped|puked "
+        "the|my|our|a|an|through|up|over|on|in",
+        "{S} has a pet named {v}.",
+        entity="animal",
+        needs="~my|our @animal_adj* @animal",
     ),
     rule("pet", "pet", "{v:name} ,? the|my|our {animal:animal}", _HAS, entity="animal", scan=True),
     rule(
