@@ -310,7 +310,11 @@ ANSWER_TYPE = (0.5, 1.0, 2.0, 3.0, 4.0)
 picks some). With
 ``--embedder local`` (R@10 / MRR / All@10 / multi-hop): off 80.9 / 60.4 / 74.9 / 50.0; 0.5
 81.0 / 61.2 / 74.9 / 50.4; 1 81.0 / 61.4 / 74.9 / 51.5; 2 81.3 / 61.4 / 75.5 / 53.2 (R@10
-+0.4, short of the +0.5 bar for a default)."""
++0.4, short of the +0.5 bar for a default); 3 81.2 / 60.9 / 75.2 / 52.9; 4 81.2 / 60.7 / 75.2
+/ 52.9 (``--boosts 2,3,4 --with-rerank``; ``--boosts 1.5,2.5``: 81.2 / 61.6 / 75.2 / 52.5 and
+81.2 / 61.4 / 75.2 / 52.5). With ``--with-rerank``: the re-ranker alone 81.4 / 62.7 / 75.7 /
+52.5, with boost 2 81.7 / 63.9 / 76.5 / 54.1, with boost 3 81.6 / 63.8 / 76.2 / 53.4 (the pair
+stays off: the re-ranker's held-out cost, ``benches/rerank_synthetic.py --answer-type 2``)."""
 
 
 async def main(argv: Sequence[str] | None = None) -> int:
