@@ -44,8 +44,10 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
   :data:`RERANK_BOUNDS` (the bounds of :class:`remem.controller.stages.RerankConfig`: a
   movement cap, a protected head, a blend, leaving unscored candidates out), then off again;
 * ``--answer-type``: only the default (the answer-type prior off), then the prior on at each
-  boost of :data:`ANSWER_TYPE`, then the default again (``[recall.stages.answer_type]``: a
-  question asking for instances of a category favours turns naming one);
+  boost of :data:`ANSWER_TYPE` (``--boosts 2,3,4``: those only), then the default again
+  (``[recall.stages.answer_type]``: a question asking for instances of a category favours
+  turns naming one); ``--with-rerank``: also the re-ranker (its shipped bounds,
+  ``scored_only``) alone, then with the prior at each boost;
 * ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
   :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
   the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
@@ -303,11 +305,16 @@ SESSIONS: list[tuple[int, float, float]] = [
 ]
 """The session-evidence stage (off by default), as ``(top, boost, min_ratio)`` rows."""
 
-ANSWER_TYPE = (0.5, 1.0, 2.0)
-"""The answer-type prior's boosts measured by ``--answer-type`` (off by default). With
+ANSWER_TYPE = (0.5, 1.0, 2.0, 3.0, 4.0)
+"""The answer-type prior's boosts measured by ``--answer-type`` (off by default; ``--boosts``
+picks some). With
 ``--embedder local`` (R@10 / MRR / All@10 / multi-hop): off 80.9 / 60.4 / 74.9 / 50.0; 0.5
 81.0 / 61.2 / 74.9 / 50.4; 1 81.0 / 61.4 / 74.9 / 51.5; 2 81.3 / 61.4 / 75.5 / 53.2 (R@10
-+0.4, short of the +0.5 bar for a default)."""
++0.4, short of the +0.5 bar for a default); 3 81.2 / 60.9 / 75.2 / 52.9; 4 81.2 / 60.7 / 75.2
+/ 52.9 (``--boosts 2,3,4 --with-rerank``; ``--boosts 1.5,2.5``: 81.2 / 61.6 / 75.2 / 52.5 and
+81.2 / 61.4 / 75.2 / 52.5). With ``--with-rerank``: the re-ranker alone 81.4 / 62.7 / 75.7 /
+52.5, with boost 2 81.7 / 63.9 / 76.5 / 54.1, with boost 3 81.6 / 63.8 / 76.2 / 53.4 (the pair
+stays off: the re-ranker's held-out cost, ``benches/rerank_synthetic.py --answer-type 2``)."""
 
 
 async def main(argv: Sequence[str] | None = None) -> int:
@@ -329,6 +336,14 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "--answer-type",
         action="store_true",
         help="the answer-type prior off, per ANSWER_TYPE boost",
+    )
+    parser.add_argument(
+        "--boosts", default="", help="with --answer-type: only these boosts (2,3,4)"
+    )
+    parser.add_argument(
+        "--with-rerank",
+        action="store_true",
+        help="with --answer-type: also the re-ranker alone and with the prior at each boost",
     )
     parser.add_argument("--rerank", action="store_true", help="the re-ranker off, on, off again")
     parser.add_argument(
@@ -456,11 +471,20 @@ async def main(argv: Sequence[str] | None = None) -> int:
             await run("rerank off (again)", off, features=weights)
             return 0
         if args.answer_type:
+            boosts = [float(b) for b in args.boosts.split(",") if b] or list(ANSWER_TYPE)
+            reranked = dataclasses.replace(best.rerank, enabled=True)
             await run("default (answer_type off)", best, features=weights)
-            for boost in ANSWER_TYPE:
+            for boost in boosts:
                 typed = AnswerTypePriorConfig(enabled=True, boost=boost)
                 trial = dataclasses.replace(best, answer_type=typed)
                 await run(f"+answer_type boost={boost}", trial, features=weights)
+            if args.with_rerank:
+                # The re-ranker with its shipped bounds (``scored_only``), alone and together.
+                await run("+rerank", dataclasses.replace(best, rerank=reranked), features=weights)
+                for boost in boosts:
+                    typed = AnswerTypePriorConfig(enabled=True, boost=boost)
+                    trial = dataclasses.replace(best, answer_type=typed, rerank=reranked)
+                    await run(f"+answer_type boost={boost} +rerank", trial, features=weights)
             await run("default (again)", best, features=weights)
             return 0
         if args.rerank_bounds:

@@ -1,6 +1,7 @@
-"""The learned re-ranker off and on over the synthetic persona set (held out: never fitted on).
+"""The learned re-ranker (or the answer-type prior) off and on over the synthetic persona set
+(held out: never fitted on).
 
-    python benches/rerank_synthetic.py [--out DIR]
+    python benches/rerank_synthetic.py [--out DIR] [--answer-type BOOST]
 
 :mod:`tests.controller.eval_set` (200 persona memories, 100 turns, paraphrased questions; the
 set of ``tests/controller/test_fusion_eval.py``) is stored once per embedder (hashing, then the
@@ -8,6 +9,12 @@ bundled MiniLM) in a Runtime with remem's defaults; every question is recalled (
 ``[recall.stages.rerank]`` off, then on (its shipped bounds), and MRR / R@5 printed. Run of
 2026-12-02: hashing off 0.510 / 0.86, on 0.335 / 0.58; MiniLM off 0.780 / 1.00, on 0.395 /
 0.81 — why the stage stays off by default (README, "Learned re-ranking").
+
+``--answer-type BOOST``: the rows are the defaults, ``[recall.stages.answer_type]`` on at
+``BOOST``, the re-ranker on, and both on (the held-out check of issue #14's answer-type prior).
+Run of 2026-12-03, ``--answer-type 2``, MRR / R@5: hashing defaults 0.510 / 0.86, answer_type
+0.777 / 0.99, rerank 0.335 / 0.58, both 0.379 / 0.68; MiniLM 0.780 / 1.00, 0.929 / 1.00, 0.396
+/ 0.81, 0.676 / 0.94.
 
 Deterministic: seeded set, fixed clock, deterministic embedders.
 """
@@ -26,7 +33,7 @@ from tests.controller import eval_set
 
 import remem
 from remem.controller import ControllerConfig
-from remem.controller.stages import RecallStagesConfig
+from remem.controller.stages import AnswerTypePriorConfig, RecallStagesConfig
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.models import ManualClock
 from remem.runtime_config import RuntimeConfig
@@ -34,11 +41,17 @@ from remem.runtime_config import RuntimeConfig
 T0 = datetime(2026, 1, 5, 9, tzinfo=UTC)
 
 
-async def measure(root: Path, embedder: EmbeddingService, on: bool) -> tuple[float, float]:
-    """MRR and R@5 of the set under a fresh Runtime at ``root`` with the re-ranker ``on``."""
+async def measure(
+    root: Path, embedder: EmbeddingService, on: bool, answer_type: float | None = None
+) -> tuple[float, float]:
+    """MRR and R@5 of the set under a fresh Runtime at ``root`` with the re-ranker ``on`` and,
+    when ``answer_type`` is a boost, the answer-type prior on at it."""
     data = eval_set.build(seed=7)
     base = RecallStagesConfig()
     stages = dataclasses.replace(base, rerank=dataclasses.replace(base.rerank, enabled=on))
+    if answer_type is not None:
+        typed = AnswerTypePriorConfig(enabled=True, boost=answer_type)
+        stages = dataclasses.replace(stages, answer_type=typed)
     config = RuntimeConfig(path=root, controller=ControllerConfig(stages=stages))
     async with remem.Runtime.open(
         root, embedder=embedder, clock=ManualClock(T0), config=config
@@ -56,17 +69,28 @@ async def measure(root: Path, embedder: EmbeddingService, on: bool) -> tuple[flo
 async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=None, help="work directory (default: temp)")
+    parser.add_argument(
+        "--answer-type",
+        type=float,
+        default=None,
+        metavar="BOOST",
+        help="also the answer-type prior on at BOOST, alone and with the re-ranker",
+    )
     args = parser.parse_args(argv)
+    rows: list[tuple[str, bool, float | None]] = [("defaults", False, None), ("rerank", True, None)]
+    if args.answer_type is not None:
+        rows[1:1] = [(f"answer_type={args.answer_type}", False, args.answer_type)]
+        rows.append(("answer_type+rerank", True, args.answer_type))
     with tempfile.TemporaryDirectory() as tmp:
         work = args.out if args.out is not None else Path(tmp)
         for name, make in (
             ("hashing", HashingEmbedder),
             ("MiniLM", SentenceTransformerEmbedder.bundled_minilm),
         ):
-            for on in (False, True):
-                root = work / f"{name}-{'on' if on else 'off'}"
-                mrr, r5 = await measure(root, make(), on)
-                print(f"{name:8s} rerank {'on ' if on else 'off'}  MRR {mrr:.3f}  R@5 {r5:.2f}")
+            for label, on, boost in rows:
+                root = work / f"{name}-{label}"
+                mrr, r5 = await measure(root, make(), on, boost)
+                print(f"{name:8s} {label:22s} MRR {mrr:.3f}  R@5 {r5:.2f}", flush=True)
     return 0
 
 

@@ -9,6 +9,7 @@ import pytest
 from remem.controller import ControllerConfig, FusionConfig, RankedList
 from remem.controller.config import DEFAULT_FUSION
 from remem.controller.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from remem.controller.stages import AnswerTypePriorConfig, RecallStagesConfig
 from tests.controller import eval_set
 from tests.controller.conftest import Factory
 
@@ -32,9 +33,13 @@ def test_weighted_min_max_and_lone_hit() -> None:
     assert fused["c"].score == pytest.approx(1.0)
 
 
-async def measure(make_stack: Factory, method: str, name: str) -> tuple[float, float]:
+async def measure(
+    make_stack: Factory, method: str, name: str, stages: RecallStagesConfig | None = None
+) -> tuple[float, float]:
     data = eval_set.build(seed=7)
     config = ControllerConfig(fusion=FusionConfig(method=method))  # type: ignore[arg-type]
+    if stages is not None:
+        config = replace(config, stages=stages)
     s = await make_stack(config=config, name=name)
     for mid, text in data.memories:
         await s.controller.remember(text, memory_id=mid)
@@ -70,6 +75,24 @@ async def test_fusion_methods_on_the_synthetic_persona_set(make_stack: Factory) 
     assert linear[1] >= 0.85
     assert linear[1] >= rrf[1]
     assert linear[0] >= rrf[0]
+
+
+async def test_the_answer_type_prior_helps_the_held_out_synthetic_set(
+    make_stack: Factory,
+) -> None:
+    """The answer-type prior (off by default) switched on at boost 2, the default fusion: its
+    held-out check (the lexicon was written from LoCoMo dev misses). A question asking
+    for a category ("Which city …") lifts the person's fact naming one above their other facts:
+    measured MRR 0.510 → 0.777, R@5 0.860 → 0.995 (hashing). Pinned so the stage, when on,
+    never costs this set."""
+    off = await measure(make_stack, "linear", "off")
+    typed = AnswerTypePriorConfig(enabled=True, boost=2.0)
+    on = await measure(make_stack, "linear", "on", replace(RecallStagesConfig(), answer_type=typed))
+    print(
+        f"\nanswer_type off MRR={off[0]:.3f} R@5={off[1]:.3f}; on MRR={on[0]:.3f} R@5={on[1]:.3f}"
+    )
+    assert on[0] > off[0]
+    assert on[1] >= off[1]
 
 
 def test_fusion_config_validation() -> None:
