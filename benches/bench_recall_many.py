@@ -381,12 +381,22 @@ def test_first_recall_after_open(benchmark: Any, world: _World) -> None:
     )
 
 
-_STEPS = ("gather", "fuse", "prior_factors", "scored_memory", "propagate_neighbours", "prior_cut")
-"""The per-query steps of ``remem.controller.recall`` timed by :func:`_stages` (module names)."""
+_STEPS = (
+    "gather",
+    "fuse",
+    "prior_factors",
+    "scored_memory",
+    "propagate_neighbours",
+    "prior_cut",
+    "rank_columnar",
+)
+"""The steps timed by :func:`_stages`: names in ``remem.controller.recall`` and (where it
+has them) ``remem.controller.columnar``, each patched in the module that calls it."""
 
 
 def _stages(world: _World) -> dict[str, float]:
     """Seconds per pipeline step for one recall_many of the 1,000 queries (see the docstring)."""
+    from remem.controller import columnar
     from remem.controller import recall as recall_module
 
     pipeline = world.rt.controller._recall
@@ -394,13 +404,16 @@ def _stages(world: _World) -> dict[str, float]:
     r = pipeline.retrieval
     timings: dict[str, float] = {}
     saved = {name: getattr(r, name) for name in ("vectors", "texts", "graph", "eligible")}
-    steps = {name: getattr(recall_module, name) for name in _STEPS}
-    rank, note = pipeline._rank, books.note_access
+    modules = (recall_module, columnar)
+    steps = {(m, name): getattr(m, name) for m in modules for name in _STEPS if hasattr(m, name)}
+    rank, batch, note = pipeline._rank, pipeline._rank_batch, books.note_access
     for name, fn in saved.items():
         setattr(r, name, _timed(timings, name, fn))
-    for name, fn in steps.items():
-        setattr(recall_module, name, _timed(timings, name, fn))
+    for (m, name), fn in steps.items():
+        setattr(m, name, _timed(timings, name, fn))
+    # One of the two runs: the columnar batch ranking, or the per-query one it falls back to.
     pipeline._rank = _timed(timings, "rank", rank)  # type: ignore[method-assign]
+    pipeline._rank_batch = _timed(timings, "rank", batch)  # type: ignore[method-assign]
     books.note_access = _timed(timings, "access", note)  # type: ignore[method-assign]
     try:
         start = time.perf_counter()
@@ -411,9 +424,10 @@ def _stages(world: _World) -> dict[str, float]:
     finally:
         for name, fn in saved.items():
             setattr(r, name, fn)
-        for name, fn in steps.items():
-            setattr(recall_module, name, fn)
+        for (m, name), fn in steps.items():
+            setattr(m, name, fn)
         pipeline._rank = rank  # type: ignore[method-assign]
+        pipeline._rank_batch = batch  # type: ignore[method-assign]
         books.note_access = note  # type: ignore[method-assign]
     out = {f"stage_{k}_s": round(v, 3) for k, v in sorted(timings.items(), key=lambda t: -t[1])}
     out["stage_total_s"] = round(total, 3)
