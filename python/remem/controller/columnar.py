@@ -51,7 +51,7 @@ from remem.controller.stages.conflicts import resolve_conflicts
 from remem.lifecycle import InclusionScorerConfig
 from remem.models import ScoredMemory
 
-__all__ = ["Gathered", "RecordMemo", "rank_columnar", "supports"]
+__all__ = ["Gathered", "PriorRow", "RecordMemo", "rank_columnar", "supports"]
 
 RETRIEVERS = ("vector", "fulltext", "graph")
 """The ranked lists of :func:`remem.controller.candidates.gather`, in its order."""
@@ -60,14 +60,15 @@ Gathered = tuple[dict[str, Candidate], list[RankedList], dict[str, float]]
 """One query's :func:`remem.controller.candidates.gather` result."""
 
 
+PriorRow = tuple[CandidateView, float, float, bool]
+"""What the ranking reads of one candidate: its view, recency, usage, and whether it states a
+keyed fact (only those can conflict)."""
+
+
 class RecordMemo(Protocol):
     """What the batch memoises per stored memory (``remem.controller.recall._RecordMemo``)."""
 
-    def view(self, c: Candidate) -> CandidateView: ...
-
-    def ages(self, key: str, v: CandidateView) -> tuple[float, float]: ...
-
-    def keyed(self, c: Candidate) -> bool: ...
+    def row(self, c: Candidate) -> PriorRow: ...
 
 
 def supports(fusion: FusionConfig, stages: RecallStagesConfig) -> bool:
@@ -175,7 +176,7 @@ def rank_columnar(
     cols, named, fused = _fusion(entries, len(keys), weights)
     p = _priors(queries, gathered, keys, counts, stages, inclusion, memo, now)
     final = fused * p.recency * p.usage * p.speaker * p.dates * p.timed
-    conflict = _conflicts(keys, counts, p.candidates, final, stages, memo)
+    conflict = _conflicts(keys, counts, p, final, stages)
     query_of = np.repeat(np.arange(len(counts)), counts)
     _, key_order = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
     order = np.lexsort((key_order, -final, query_of))
@@ -228,9 +229,11 @@ def _fusion(
 
 @dataclass(slots=True)
 class _Priors:
-    """Per slot: its candidate and each prior's factor (``prior_factors``' names)."""
+    """Per slot: its candidate, whether it states a keyed fact, and each prior's factor
+    (``prior_factors``' names)."""
 
     candidates: list[Candidate]
+    keyed: list[bool]
     recency: NDArray[np.float64]
     usage: NDArray[np.float64]
     speaker: NDArray[np.float64]
@@ -251,34 +254,40 @@ def _priors(
     """The prior factors of every slot: the memoised age priors, and :func:`prior_factors`'
     speaker, dates and time factors for the slots of a query with any cue (else 1)."""
     n = len(keys)
-    p = _Priors([], np.empty(n), np.empty(n), np.ones(n), np.ones(n), np.ones(n))
+    speaker, dates, timed = np.ones(n), np.ones(n), np.ones(n)
+    cands: list[Candidate] = []
+    rows: list[PriorRow] = []
     s = 0
     for query, (candidates, _, _), count in zip(queries, gathered, counts, strict=True):
-        views = []
-        for i, key in enumerate(keys[s : s + count], start=s):
+        for key in keys[s : s + count]:
             c = candidates[key]
-            v = memo.view(c)
-            p.candidates.append(c)
-            views.append(v)
-            p.recency[i], p.usage[i] = memo.ages(key, v)
+            cands.append(c)
+            rows.append(memo.row(c))
+        views = [r[0] for r in rows[s:]]
         cues = query_cues(query, now, {v.speaker for v in views if v.speaker}, stages)
         if cues.speakers or cues.windows or cues.asks_time:
             for i, v in enumerate(views, start=s):
-                ages = (float(p.recency[i]), float(p.usage[i]))
-                f = prior_factors(v, cues, now, stages, inclusion, ages)
-                p.speaker[i], p.dates[i] = f["speaker"], f["dates"]
-                p.timed[i] = f["time_expressions"]
+                _, recency, usage, _ = rows[i]
+                f = prior_factors(v, cues, now, stages, inclusion, (recency, usage))
+                speaker[i], dates[i], timed[i] = f["speaker"], f["dates"], f["time_expressions"]
         s += count
-    return p
+    return _Priors(
+        cands,
+        [r[3] for r in rows],
+        np.fromiter((r[1] for r in rows), dtype=np.float64, count=n),
+        np.fromiter((r[2] for r in rows), dtype=np.float64, count=n),
+        speaker,
+        dates,
+        timed,
+    )
 
 
 def _conflicts(
     keys: Sequence[str],
     counts: Sequence[int],
-    candidates: Sequence[Candidate],
+    p: _Priors,
     final: NDArray[np.float64],
     stages: RecallStagesConfig,
-    memo: RecordMemo,
 ) -> dict[int, float]:
     """Apply the conflicts stage to ``final`` in place, per query; the factor of each slot it
     changed. Only keyed facts can be grouped, so only they are handed to the stage."""
@@ -290,13 +299,15 @@ def _conflicts(
         keyed = []
         slot_of: dict[str, int] = {}
         for i in range(s, s + count):
-            c = candidates[i]
+            if not p.keyed[i]:
+                continue
+            c = p.candidates[i]
             rec = c.record
-            if rec is not None and memo.keyed(c):
-                keyed.append(
-                    Keyed(keys[i], float(final[i]), c.created_at, rec.metadata, rec.valid_from)
-                )
-                slot_of[keys[i]] = i
+            assert rec is not None  # only a memory states a keyed fact
+            keyed.append(
+                Keyed(keys[i], float(final[i]), c.created_at, rec.metadata, rec.valid_from)
+            )
+            slot_of[keys[i]] = i
         if len(keyed) > 1:
             for key, factor in resolve_conflicts(keyed, stages.conflicts).items():
                 i = slot_of[key]

@@ -74,7 +74,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.candidates import Candidate, gather, session_of, view
-from remem.controller.columnar import rank_columnar, supports
+from remem.controller.columnar import PriorRow, rank_columnar, supports
 from remem.controller.config import ControllerConfig
 from remem.controller.explanation import scored_memory
 from remem.controller.fusion import fuse
@@ -337,23 +337,27 @@ class _RecordMemo:
     query) and its folded text for copy merging. Turns and graph paths are not memoised (their
     candidate is built from each query's own hit)."""
 
-    __slots__ = ("_ages", "_keyed", "_views", "config", "inclusion", "now", "texts")
+    __slots__ = ("_ages", "_rows", "_views", "config", "inclusion", "now", "texts")
 
     def __init__(self, now: datetime, config: RecallStagesConfig, inclusion: InclusionScorerConfig):
         self.now, self.config, self.inclusion = now, config, inclusion
         self.texts: dict[str, str] = {}
         self._views: dict[str, CandidateView] = {}
         self._ages: dict[str, tuple[float, float]] = {}
-        self._keyed: dict[str, bool] = {}
+        self._rows: dict[str, PriorRow] = {}
 
-    def keyed(self, c: Candidate) -> bool:
-        """Whether the candidate is a memory that states a keyed fact (``keyed_fact``)."""
+    def row(self, c: Candidate) -> PriorRow:
+        """What the columnar ranking reads of a candidate: its view, recency, usage and whether
+        it states a keyed fact (``keyed_fact``) — one lookup per memory and query."""
         if c.record is None:
-            return False
-        k = self._keyed.get(c.key)
-        if k is None:
-            k = self._keyed[c.key] = keyed_fact(c.record.metadata)
-        return k
+            v = view(c)
+            return v, *age_priors(v, self.now, self.config, self.inclusion), False
+        r = self._rows.get(c.key)
+        if r is None:
+            v = self.view(c)
+            recency, usage = self.ages(c.key, v)
+            r = self._rows[c.key] = (v, recency, usage, keyed_fact(c.record.metadata))
+        return r
 
     def view(self, c: Candidate) -> CandidateView:
         if c.record is None:
