@@ -38,7 +38,9 @@ Where each part lives: the retrievers and the eligibility check in
 :mod:`remem.controller.retrieval`; candidates and the synthetic records in
 :mod:`remem.controller.candidates`; signals and the explanation in
 :mod:`remem.controller.explanation`; the stage wiring (fusion, then each prior stage of
-:mod:`remem.controller.stages`) in :meth:`RecallPipeline._rank` below.
+:mod:`remem.controller.stages`) in :meth:`RecallPipeline._rank` below, which ranks one query;
+for the default configuration the whole batch is ranked at once as numpy columns
+(:mod:`remem.controller.columnar`, bit-identical to ``_rank``).
 
 Fusion (:mod:`remem.controller.fusion`; default: linear fusion with the weights fitted for the
 embedder in use, :func:`remem.controller.config.fitted_weights`, resolved once at construction).
