@@ -139,6 +139,41 @@ share the GIL with the episodic catch-up, so noisy), first recall 0.120 / 0.051 
 0.079 / 0.096 s (no clear change at 10k: the scan load was not the large part there), max RSS
 227 → 186 MiB (the float matrix's pages are mapped, not read).
 
+Issue #21, batch21d (10k only): the batch is ranked as numpy columns
+(:mod:`remem.controller.columnar`): one row per (query, candidate) over the whole batch for the
+linear fusion's features and score, the prior factors and the final score, one ``lexsort`` for
+every query's order, and the ``Fused`` / factor dicts and explanation built for the returned
+``k`` only (before: a ``Fused``, a feature dict and a factor dict per candidate, ~50 a query).
+Bit-identical to the per-query ranking it replaces (``tests/controller/test_columnar_rank.py``,
+both backends; the per-query path stays for rrf / weighted fusion and the sessions, rerank and
+diversity stages). Measured back to back in one session at load average 9-11 (the other
+helpers running), the "before" side a ``git archive`` of f8a2b0b on ``PYTHONPATH``: the CPU
+row is ``time.process_time`` of ``recall_many`` of the 1,000 queries on a reopened 10k world
+(after the warm-up batch, three batches per side, sides alternated twice: a throwaway script,
+not kept); the others are one run of ``pytest benches/bench_recall_many.py --benchmark-only -s
+-p no:randomly -k 10k`` per side (wall seconds, so several times a quiet machine's):
+
+    figure (10k)                         before (f8a2b0b)           after
+    CPU s per 1,000-query batch (6 runs) 2.72-3.00 (mean 2.82)      2.36-2.63 (mean 2.52)
+    bench q/s remem / baseline           90.6 / 1076 (0.084x)       120.7 / 1135 (0.106x)
+    stage rank (wall s)                  3.00 (gather 0.80,         1.99 (gather 0.72,
+                                         fuse 0.58)                 rank_columnar 1.25)
+    stage texts / vectors (wall s)       3.51 / 2.51                2.93 / 2.36
+
+On a quiet moment of the same session (load ~1, one run each side) the bench gave 348.6 →
+365.2 q/s and stage rank 0.93 → 0.65 s. Top self-time functions of one 1,000-query batch after
+(cProfile, main thread only — the full-text search runs on the store's worker thread, where
+``HitReader.hit`` and ``trusted`` are ~70% of its ~1 s of CPU): the event loop's wait for the
+worker threads, ``gather`` (0.44 s), ``propagate_neighbours`` (0.42), ``trusted`` (0.37, the
+record and result model construction), the record store's ``row_to_record`` (0.30 for 14.8k
+records read per batch), the graph query matcher (0.26), ``scored_memory`` (0.18 for the 10k
+results). The ranking is no longer the largest step: the full-text stage is (~1 s CPU: one
+``EpisodicHit`` per hit, 88 hits a query, then one ``NeighbourScored`` per hit), then the
+vectors stage, the record read and the per-query candidate gather. The 5,000 q/s target is far
+off (~2.5 ms CPU a query remain); what would close most of it is a columnar full-text result
+(ids, scores, kinds and turn positions as arrays, hit objects built only for the turns and the
+cut's survivors) feeding the neighbour propagation, the prior cut and ``gather`` directly.
+
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
 """
@@ -381,12 +416,22 @@ def test_first_recall_after_open(benchmark: Any, world: _World) -> None:
     )
 
 
-_STEPS = ("gather", "fuse", "prior_factors", "scored_memory", "propagate_neighbours", "prior_cut")
-"""The per-query steps of ``remem.controller.recall`` timed by :func:`_stages` (module names)."""
+_STEPS = (
+    "gather",
+    "fuse",
+    "prior_factors",
+    "scored_memory",
+    "propagate_neighbours",
+    "prior_cut",
+    "rank_columnar",
+)
+"""The steps timed by :func:`_stages`: names in ``remem.controller.recall`` and (where it
+has them) ``remem.controller.columnar``, each patched in the module that calls it."""
 
 
 def _stages(world: _World) -> dict[str, float]:
     """Seconds per pipeline step for one recall_many of the 1,000 queries (see the docstring)."""
+    from remem.controller import columnar
     from remem.controller import recall as recall_module
 
     pipeline = world.rt.controller._recall
@@ -394,13 +439,16 @@ def _stages(world: _World) -> dict[str, float]:
     r = pipeline.retrieval
     timings: dict[str, float] = {}
     saved = {name: getattr(r, name) for name in ("vectors", "texts", "graph", "eligible")}
-    steps = {name: getattr(recall_module, name) for name in _STEPS}
-    rank, note = pipeline._rank, books.note_access
+    modules = (recall_module, columnar)
+    steps = {(m, name): getattr(m, name) for m in modules for name in _STEPS if hasattr(m, name)}
+    rank, batch, note = pipeline._rank, pipeline._rank_batch, books.note_access
     for name, fn in saved.items():
         setattr(r, name, _timed(timings, name, fn))
-    for name, fn in steps.items():
-        setattr(recall_module, name, _timed(timings, name, fn))
+    for (m, name), fn in steps.items():
+        setattr(m, name, _timed(timings, name, fn))
+    # One of the two runs: the columnar batch ranking, or the per-query one it falls back to.
     pipeline._rank = _timed(timings, "rank", rank)  # type: ignore[method-assign]
+    pipeline._rank_batch = _timed(timings, "rank", batch)  # type: ignore[method-assign]
     books.note_access = _timed(timings, "access", note)  # type: ignore[method-assign]
     try:
         start = time.perf_counter()
@@ -411,9 +459,10 @@ def _stages(world: _World) -> dict[str, float]:
     finally:
         for name, fn in saved.items():
             setattr(r, name, fn)
-        for name, fn in steps.items():
-            setattr(recall_module, name, fn)
+        for (m, name), fn in steps.items():
+            setattr(m, name, fn)
         pipeline._rank = rank  # type: ignore[method-assign]
+        pipeline._rank_batch = batch  # type: ignore[method-assign]
         books.note_access = note  # type: ignore[method-assign]
     out = {f"stage_{k}_s": round(v, 3) for k, v in sorted(timings.items(), key=lambda t: -t[1])}
     out["stage_total_s"] = round(total, 3)

@@ -30,9 +30,13 @@ _ROW = st.tuples(
 def test_hit_reader_equals_hit_from_row(rows: list[tuple[Any, ...]]) -> None:
     reader = HitReader()
     got = [reader.hit(row) for row in rows]
-    assert got == [hit_from_row(row) for row in rows]
+    want = [hit_from_row(row) for row in rows]
+    assert got == want
+    assert [list(h.__dict__.items()) for h in got] == [list(h.__dict__.items()) for h in want]
     dicts = [id(h.metadata) for h in got]
     assert len(set(dicts)) == len(dicts)  # each hit owns its metadata
+    fields = [id(h.__dict__) for h in got]
+    assert len(set(fields)) == len(fields)  # and its field dict (hits share a row's template)
 
 
 def test_a_hit_metadata_change_does_not_reach_the_next_hit() -> None:

@@ -38,7 +38,9 @@ Where each part lives: the retrievers and the eligibility check in
 :mod:`remem.controller.retrieval`; candidates and the synthetic records in
 :mod:`remem.controller.candidates`; signals and the explanation in
 :mod:`remem.controller.explanation`; the stage wiring (fusion, then each prior stage of
-:mod:`remem.controller.stages`) in :meth:`RecallPipeline._rank` below.
+:mod:`remem.controller.stages`) in :meth:`RecallPipeline._rank` below, which ranks one query;
+for the default configuration the whole batch is ranked at once as numpy columns
+(:mod:`remem.controller.columnar`, bit-identical to ``_rank``).
 
 Fusion (:mod:`remem.controller.fusion`; default: linear fusion with the weights fitted for the
 embedder in use, :func:`remem.controller.config.fitted_weights`, resolved once at construction).
@@ -74,6 +76,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.candidates import Candidate, gather, session_of, view
+from remem.controller.columnar import PriorRow, rank_columnar, supports
 from remem.controller.config import ControllerConfig
 from remem.controller.explanation import scored_memory
 from remem.controller.fusion import fuse
@@ -100,6 +103,7 @@ from remem.controller.stages import (
     with_feedback,
 )
 from remem.controller.stages.config import RecallStagesConfig
+from remem.controller.stages.conflicts import keyed_fact
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.lifecycle import InclusionScorerConfig
 from remem.models import EpisodeKind, MemoryRecord, ScoredMemory
@@ -136,6 +140,9 @@ class RecallPipeline:
         self.config = config
         # The fitted fusion weights depend on the embedder (lexical or semantic): resolved once.
         self.fusion = config.fusion.for_embedder(collection_manager.embeddings.model_name)
+        # The batch is ranked as numpy columns (remem.controller.columnar) wherever that covers
+        # the configuration; False ranks query by query (the reference the columnar path equals).
+        self.columnar = True
 
     async def run(
         self,
@@ -195,10 +202,40 @@ class RecallPipeline:
                 for q, v in zip(queries, vec, strict=True)
             ]
         memo = _RecordMemo(now, stages, inclusion)
+        if self.columnar and supports(self.fusion, stages):
+            return self._rank_batch(queries, vec, ranked_texts, graphs, records, options, now, memo)
         return [
             self._rank(q, v, t, g, records, options, now, memo)
             for q, v, t, g in zip(queries, vec, ranked_texts, graphs, strict=True)
         ]
+
+    def _rank_batch(
+        self,
+        queries: Sequence[str],
+        vec: Sequence[Sequence[StagedScore]],
+        texts: Sequence[Sequence[NeighbourScored]],
+        graphs: Sequence[Sequence[GraphHit]],
+        records: Mapping[str, MemoryRecord],
+        options: RecallOptions,
+        now: datetime,
+        memo: _RecordMemo,
+    ) -> list[list[ScoredMemory]]:
+        """Every query ranked at once (:mod:`remem.controller.columnar`); equal to ``_rank``."""
+        merge = self.fusion.merge_copies
+        gathered = [
+            gather(v, t, g, records, options, merge_copies=merge, texts=memo.texts)
+            for v, t, g in zip(vec, texts, graphs, strict=True)
+        ]
+        return rank_columnar(
+            queries,
+            gathered,
+            self.fusion,
+            self.config.stages,
+            self.config.inclusion,
+            memo,
+            now,
+            options.k,
+        )
 
     def _rank(
         self,
@@ -302,13 +339,27 @@ class _RecordMemo:
     query) and its folded text for copy merging. Turns and graph paths are not memoised (their
     candidate is built from each query's own hit)."""
 
-    __slots__ = ("_ages", "_views", "config", "inclusion", "now", "texts")
+    __slots__ = ("_ages", "_rows", "_views", "config", "inclusion", "now", "texts")
 
     def __init__(self, now: datetime, config: RecallStagesConfig, inclusion: InclusionScorerConfig):
         self.now, self.config, self.inclusion = now, config, inclusion
         self.texts: dict[str, str] = {}
         self._views: dict[str, CandidateView] = {}
         self._ages: dict[str, tuple[float, float]] = {}
+        self._rows: dict[str, PriorRow] = {}
+
+    def row(self, c: Candidate) -> PriorRow:
+        """What the columnar ranking reads of a candidate: its view, recency, usage and whether
+        it states a keyed fact (``keyed_fact``) — one lookup per memory and query."""
+        if c.record is None:
+            v = view(c)
+            return v, *age_priors(v, self.now, self.config, self.inclusion), False
+        r = self._rows.get(c.key)
+        if r is None:
+            v = self.view(c)
+            recency, usage = self.ages(c.key, v)
+            r = self._rows[c.key] = (v, recency, usage, keyed_fact(c.record.metadata))
+        return r
 
     def view(self, c: Candidate) -> CandidateView:
         if c.record is None:

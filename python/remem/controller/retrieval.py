@@ -79,10 +79,9 @@ class Retrieval:
         ns = options.namespaces
         if options.session_id is None or not options.episodic:
             batch = await search_many(self.episodic, queries, limit=depth, namespace=ns)
-            return [
-                [h for h in hits if options.episodic or h.kind is EpisodeKind.NOTE]
-                for hits in batch
-            ]
+            if options.episodic:
+                return batch
+            return [[h for h in hits if h.kind is EpisodeKind.NOTE] for hits in batch]
         everywhere, session = await asyncio.gather(
             search_many(self.episodic, queries, limit=depth, namespace=ns),
             search_many(

@@ -62,7 +62,7 @@ def test_usage_is_bounded(n: int, w: float) -> None:
 
 
 def _hit(
-    i: str, session: str, n: int | None, score: float, kind: EpisodeKind = EpisodeKind.TURN
+    i: str, session: str | None, n: int | None, score: float, kind: EpisodeKind = EpisodeKind.TURN
 ) -> EpisodicHit:
     return EpisodicHit(
         id=i,
@@ -325,3 +325,57 @@ def test_an_ending_followed_by_another_value_stays_true_until_its_value_returns(
     assert out["split"] == pytest.approx(0.5)
     assert out["back"] * 0.2 == pytest.approx(1.0)
     assert "elena" not in out  # already below the cap
+
+
+def _propagated_by_sort(
+    hits: list[EpisodicHit], config: NeighbourConfig
+) -> list[tuple[str, float, float]]:
+    """The propagation as first written (every hit keyed and sorted): the oracle of the
+    one-pass version, which skips the sort when the order already holds."""
+    if not config.enabled or (config.before == 0 and config.after == 0) or config.weight == 0:
+        return [(h.id, h.score, 0.0) for h in hits]
+    by_position: dict[tuple[str, int], float] = {}
+    for h in hits:
+        if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
+            key = (h.session_id, h.turn_number)
+            by_position[key] = max(by_position.get(key, 0.0), max(h.score, 0.0))
+    out = []
+    for i, h in enumerate(hits):
+        share = 0.0
+        if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
+            for offset in (*range(-config.before, 0), *range(1, config.after + 1)):
+                share += by_position.get((h.session_id, h.turn_number + offset), 0.0)
+            share *= config.weight
+        out.append((-(h.score + share), i, (h.id, h.score + share, share)))
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [t[2] for t in out]
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from([EpisodeKind.TURN, EpisodeKind.NOTE]),
+            st.sampled_from([None, "s1", "s2"]),
+            st.one_of(st.none(), st.integers(1, 6)),
+            st.sampled_from([0.0, 1.0, 2.5, -1.0, 3.0]),  # ties, negatives, equal scores
+        ),
+        max_size=12,
+    ),
+    before=st.integers(0, 2),
+    after=st.integers(0, 2),
+    weight=st.sampled_from([0.0, 0.5, 1.0]),
+    ordered=st.booleans(),
+)
+def test_propagation_equals_the_sorting_formulation(
+    rows: list[tuple[EpisodeKind, str | None, int | None, float]],
+    before: int,
+    after: int,
+    weight: float,
+    ordered: bool,
+) -> None:
+    if ordered:  # the store's order (best first), where the sort is skipped
+        rows = sorted(rows, key=lambda r: -r[3])
+    hits = [_hit(f"h{i}", s, n, score, kind) for i, (kind, s, n, score) in enumerate(rows)]
+    config = NeighbourConfig(before=before, after=after, weight=weight)
+    got = [(n.hit.id, n.score, n.share) for n in propagate_neighbours(hits, config)]
+    assert got == _propagated_by_sort(hits, config)

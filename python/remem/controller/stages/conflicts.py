@@ -29,7 +29,7 @@ from remem.errors import ConfigError
 from remem.extraction.vocabulary import SINGLE_VALUED
 from remem.models.keyed_facts import normalize_key_part
 
-__all__ = ["ConflictConfig", "Keyed", "resolve_conflicts"]
+__all__ = ["ConflictConfig", "Keyed", "keyed_fact", "resolve_conflicts"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,12 @@ def _fact(meta: Mapping[str, object]) -> tuple[str, str] | None:
         if attribute in SINGLE_VALUED:
             return normalize_key_part(subject), attribute
     return None
+
+
+def keyed_fact(meta: Mapping[str, object]) -> bool:
+    """Whether an item with this metadata can conflict at all (a keyed fact of a single-valued
+    attribute): :func:`resolve_conflicts` never changes any other item's score."""
+    return _fact(meta) is not None
 
 
 def _statement(meta: Mapping[str, object]) -> tuple[str, bool]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from remem.errors import ConfigError
 from remem.models import EpisodeKind, EpisodicHit
@@ -100,17 +101,26 @@ def propagate_neighbours(
         if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
             key = (h.session_id, h.turn_number)
             by_position[key] = max(by_position.get(key, 0.0), max(h.score, 0.0))
-    out: list[tuple[float, int, NeighbourScored]] = []
-    for i, h in enumerate(hits):
+    out: list[NeighbourScored] = []
+    offsets = (*range(-config.before, 0), *range(1, config.after + 1))
+    for h in hits:
         share = 0.0
-        if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
+        if (
+            by_position
+            and h.kind is EpisodeKind.TURN
+            and h.session_id is not None
+            and h.turn_number is not None
+        ):
             n = h.turn_number
-            for offset in (*range(-config.before, 0), *range(1, config.after + 1)):
+            for offset in offsets:
                 share += by_position.get((h.session_id, n + offset), 0.0)
             share *= config.weight
-        out.append((-(h.score + share), i, NeighbourScored(h, h.score + share, share)))
-    out.sort(key=lambda t: (t[0], t[1]))
-    return [t[2] for t in out]
+        out.append(NeighbourScored(h, h.score + share, share))
+    # Best first, ties in the store's order (a stable sort); the store's order is usually
+    # already that (no turn gained a share), which one pass checks.
+    if any(a.score < b.score for a, b in pairwise(out)):
+        out.sort(key=lambda n: -n.score)
+    return out
 
 
 def _position(h: EpisodicHit) -> tuple[str, int] | None:
