@@ -186,8 +186,13 @@ def slow_parse(
                     if not _meets(r, sentence.words):
                         continue
                     m = _slow_match(r.pattern, clause, i)
-                    if m is not None:
-                        found.extend(_statement(r, m, clause, at, turn_id))
+                    if m is None:
+                        continue
+                    made = _statement(r, m, clause, at, turn_id)
+                    if r.needs is not None:
+                        pending.append((found, r, made))
+                    else:
+                        found.extend(made)
             per_clause.append(_prune(found) if len(found) > 1 else found)
         _pet_deaths(sentence, per_clause)
         _name_used(per_clause)

@@ -320,6 +320,18 @@ def test_a_row_that_needs_a_phrase_counts_only_when_another_clause_says_it() -> 
     assert made.needs_phrase.source == "new job"
 
 
+def test_a_scan_row_that_needs_something_counts_only_beside_it() -> None:
+    """Rows tried at every token honour ``needs`` too (they used to be taken as matched)."""
+    assert facts("We relocated in March and Lisbon already feels like home") == {
+        ("user", "city", "Lisbon", "set")
+    }
+    assert facts("Spent a week in Portugal and Lisbon already feels like home") == set()
+    assert facts("my manager cancelled my leave again, typical Northwind behaviour") == {
+        ("user", "employer", "Northwind", "set")
+    }
+    assert facts("Flight delayed again, typical Ryanair behaviour") == set()
+
+
 def test_a_place_read_as_school_and_employer_in_one_clause_is_the_school() -> None:
     assert facts("I quit Sussex in my final year") == {("user", "school", "Sussex", "end")}
     assert facts("I'm at Tesco doing the big shop") == set()

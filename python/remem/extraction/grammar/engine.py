@@ -175,8 +175,13 @@ class Grammar:
                         scans = (*scans, *cap)
                     for r in scans:
                         m = r.pattern.match(clause, i)
-                        if m is not None:
-                            found.extend(_statement(r, m, clause, at, turn_id))
+                        if m is None:
+                            continue
+                        made = _statement(r, m, clause, at, turn_id)
+                        if r.needs is not None:
+                            pending.append((found, r, made))
+                        else:
+                            found.extend(made)
             per_clause.append(_prune(found) if len(found) > 1 else found)
 
 
