@@ -45,6 +45,7 @@ from remem.controller.extraction import (
 from remem.extraction.grammar.corrections import apply_corrections
 from remem.extraction.grammar.engine import Grammar, Statement
 from remem.extraction.grammar.rhetorical import presupposed
+from remem.extraction.grammar.tokens import sentences
 from remem.extraction.vocabulary import EXCLUSIVE_RELATIONS, RELATIONS, SINGLE_VALUED, USER
 from remem.models import MemoryKind, TranscriptEntry
 
@@ -103,8 +104,9 @@ def extract_statements(
     """Every fact in one user message said at ``at`` (the pure core of the extractor);
     ``history`` — statements said earlier — is what a correction may refer to, ``before`` —
     the user's message just before this one — what completes a row's ``needs``."""
-    found = apply_corrections(_GRAMMAR.parse(message, at, turn_id, before), history)
-    return [*found, *(s for s in presupposed(message, at, turn_id) if s not in found)]
+    said = sentences(message)  # tokenised once for both passes
+    found = apply_corrections(_GRAMMAR.parse(message, at, turn_id, before, said), history)
+    return [*found, *(s for s in presupposed(message, at, turn_id, said) if s not in found)]
 
 
 def _dedupe(statements: list[Statement]) -> list[Statement]:

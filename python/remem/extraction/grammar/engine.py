@@ -79,14 +79,20 @@ class Grammar:
         return out
 
     def parse(
-        self, message: str, at: datetime, turn_id: str = "", before: str = ""
+        self,
+        message: str,
+        at: datetime,
+        turn_id: str = "",
+        before: str = "",
+        said: Sequence[Sentence] | None = None,
     ) -> list[tuple[Sentence, list[list[Statement]]]]:
         """Each sentence of ``message`` with the statements of each of its clauses (a
-        question's clauses have none); ``before`` only answers the rows' ``needs``."""
+        question's clauses have none); ``before`` only answers the rows' ``needs``; ``said``:
+        ``sentences(message)`` when the caller has it already."""
         parsed: list[tuple[Sentence, list[list[Statement]]]] = []
         pending: list[tuple[list[Statement], Rule, list[Statement]]] = []
         index = self._index
-        for sentence in sentences(message):
+        for sentence in sentences(message) if said is None else said:
             per_clause: list[list[Statement]] = []
             parsed.append((sentence, per_clause))
             plan = index.plan(sentence)

@@ -47,11 +47,14 @@ _CONFIDENCE = 0.8
 """Below a stated fact's 0.9: the job is implied, not said."""
 
 
-def presupposed(message: str, at: datetime, turn_id: str = "") -> list[Statement]:
+def presupposed(
+    message: str, at: datetime, turn_id: str = "", said: Sequence[Sentence] | None = None
+) -> list[Statement]:
     """The speaker's job implied by a "… or just me?" question in ``message`` (module
-    docstring); at most one statement per question, none for any other sentence."""
+    docstring); at most one statement per question, none for any other sentence. ``said``:
+    ``sentences(message)`` when the caller has it already."""
     out: list[Statement] = []
-    for sentence in sentences(message):
+    for sentence in sentences(message) if said is None else said:
         job = _job_of(sentence)
         if job is not None:
             article = "an" if job[:1] in "aeiou" else "a"
