@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
 from remem.cli.serve_options import add_server_options, settings_from
 from remem.errors import RememError
+from remem.service.event_loop import run_server
 
 MCP_PORT = 8766
 
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         settings = settings_from(args, default_port=MCP_PORT)
         from remem.mcp_server.run import serve
 
-        asyncio.run(serve(settings, transport=args.transport))
+        run_server(serve(settings, transport=args.transport), loop=args.loop)
     except RememError as exc:
         print(f"remem mcp: error: {exc}", file=sys.stderr)
         return 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from remem.service.event_loop import LOOPS
 from remem.service.settings import ServerSettings
 
 __all__ = ["add_server_options", "settings_from"]
@@ -33,6 +34,12 @@ def add_server_options(parser: argparse.ArgumentParser, *, port: int) -> None:
     )
     parser.add_argument("--host", default=None, help="the address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=None, help=f"the port (default {port})")
+    parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="auto",
+        help="the event loop: uvloop when installed (auto, the default), or insist on one",
+    )
 
 
 def settings_from(args: argparse.Namespace, *, default_port: int) -> ServerSettings:
