@@ -4,10 +4,10 @@
 
 A served request crosses the loop many times — socket reads and writes, and each store call's
 hop to its worker thread and back (``call_soon_threadsafe``) — and uvloop makes each crossing
-cheaper: on a 10k-memory recall it took ~0.4 ms off a REST round trip and ~2 ms off an MCP
-stdio one (``benches/bench_serve.py``). It is optional (``pip install uvloop``; not a
-dependency of any remem extra), so ``"auto"`` falls back to asyncio silently; ``"uvloop"``
-insists (ConfigError when it is missing) and ``"asyncio"`` never uses it (to rule it out).
+cheaper (A/B at 10k memories in ``benches/bench_serve.py``'s docstring). It is in the
+``server`` and ``mcp`` extras (not on Windows, where it does not exist); without it ``"auto"`` falls
+back to asyncio silently; ``"uvloop"`` insists (ConfigError when it is missing) and
+``"asyncio"`` never uses it (to rule it out).
 """
 
 from __future__ import annotations
