@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from remem.cli import build_parser
 from remem.errors import ConfigError
 from remem.service.event_loop import LOOPS, loop_factory, run_server
 
@@ -47,3 +48,12 @@ def test_an_unknown_loop_is_a_config_error_and_the_coroutine_is_closed_not_left_
     assert (
         inspect.getcoroutinestate(main) == inspect.CORO_CLOSED
     )  # closed: no "coroutine was never awaited" warning later
+
+
+def test_remem_serve_defaults_to_auto_and_remem_mcp_to_asyncio() -> None:
+    assert build_parser("serve").parse_args(["serve"]).loop == "auto"
+    assert build_parser("mcp").parse_args(["mcp"]).loop == "asyncio"
+    chosen = build_parser("mcp").parse_args(["mcp", "--loop", "uvloop"])
+    assert chosen.loop == "uvloop"
+    with pytest.raises(SystemExit):  # argparse names the choices on stderr
+        build_parser("serve").parse_args(["serve", "--loop", "trio"])

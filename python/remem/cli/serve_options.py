@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from remem.service.event_loop import LOOPS
+from remem.service.event_loop import LOOPS, LoopName
 from remem.service.settings import ServerSettings
 
 __all__ = ["add_server_options", "settings_from"]
 
 
-def add_server_options(parser: argparse.ArgumentParser, *, port: int) -> None:
+def add_server_options(
+    parser: argparse.ArgumentParser, *, port: int, loop: LoopName = "auto"
+) -> None:
+    """The shared options; ``loop`` is the default of ``--loop`` (remem.service.event_loop)."""
     parser.add_argument(
         "--dir", type=Path, default=None, help="the memory directory (default ./memory)"
     )
@@ -37,8 +40,8 @@ def add_server_options(parser: argparse.ArgumentParser, *, port: int) -> None:
     parser.add_argument(
         "--loop",
         choices=LOOPS,
-        default="auto",
-        help="the event loop: uvloop when installed (auto, the default), or insist on one",
+        default=loop,
+        help=f"the event loop: auto (uvloop when installed), asyncio or uvloop (default {loop})",
     )
 
 

@@ -1,13 +1,14 @@
-"""The event loop a server process runs on: uvloop when it is installed, else asyncio's own.
+"""The event loop a server process runs on: asyncio's own, or uvloop when it is installed.
 
-    run_server(serve(settings), loop="auto")   # what `remem serve` and `remem mcp` do
+    run_server(serve(settings), loop="auto")   # what `remem serve` does
 
-A served request crosses the loop many times — socket reads and writes, and each store call's
-hop to its worker thread and back (``call_soon_threadsafe``) — and uvloop makes each crossing
-cheaper (A/B at 10k memories in ``benches/bench_serve.py``'s docstring). It is in the
-``server`` and ``mcp`` extras (not on Windows, where it does not exist); without it ``"auto"`` falls
-back to asyncio silently; ``"uvloop"`` insists (ConfigError when it is missing) and
-``"asyncio"`` never uses it (to rule it out).
+A REST request crosses the loop many times — socket reads and writes, and each store call's hop
+to its worker thread and back (``call_soon_threadsafe``) — and uvloop makes each crossing
+cheaper: in interleaved A/Bs at 10k memories a REST recall came back 1.0-2.9 ms sooner
+(``benches/bench_serve.py``'s docstring). ``remem serve`` defaults to ``"auto"``; ``remem mcp``
+to ``"asyncio"``, since over stdio uvloop measured no gain. uvloop is in the ``server`` extra (not
+on Windows, where it does not exist); without it ``"auto"`` falls back to asyncio silently,
+``"uvloop"`` insists (ConfigError when it is missing) and ``"asyncio"`` never uses it.
 """
 
 from __future__ import annotations
