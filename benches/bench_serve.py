@@ -4,6 +4,8 @@ the bounded load test — all in one run on one 10k-memory directory.
 * ``in_process``: :meth:`MemoryService.recall` in this process (the floor: no transport).
 * ``rest``: ``POST /v1/recall`` against a live ``remem serve`` on 127.0.0.1 (httpx, keep-alive).
 * ``mcp_stdio``: the ``recall`` tool through the MCP SDK's client over a spawned ``remem mcp``.
+* ``rest_asyncio`` / ``mcp_uvloop`` (only with ``REMEM_BENCH_SERVE_AB_LOOP=1``): the same two
+  on the other event loop (``--loop``; remem.service.event_loop), for the A/B below.
 
 The three are measured query by query in one loop, their order rotating, so load from other
 jobs on the machine hits them alike; each has its own copy of the same 10k-memory directory
@@ -59,6 +61,60 @@ puts FastAPI's own work at ~0.8 ms (under cProfile) of a 7 ms request (body 0.13
 validation + pydantic's direct JSON dump 0.08); the remaining ~2.8 ms over in-process is
 uvicorn, the loopback HTTP exchange, the httpx client and the wait between two processes.
 
+Where a round trip goes (issue 20, 10k memories, hashing embedder; perf_counter spans in a
+server launched with this tree, process_time in the client, cProfile for the split; load
+average ~0.1-2). REST (asyncio loop, httptools; 9.1 ms p50): the recall inside the server 6.3
+ms; the ASGI app around it 1.3 ms more, of which FastAPI's own CPU ~0.35 ms (the app called
+directly, no socket: 5.76 vs 5.42 ms; request validation, the response model's validation and
+JSON dump 0.07 ms — so orjson or a pre-serialised response could not save 0.1 ms), the rest
+waiting for the body (httpx writes a POST's head and body separately; uvicorn starts the app on
+the head); 1.5 ms outside the app — the httpx client (GET /health takes 1.2 ms p50 with 0.9 ms
+of client CPU; a recall costs the client 1.7 ms of CPU) and the loopback exchange. MCP stdio:
+the SDK's server adds ~1.3 ms (cProfile) around the tool, every message crosses a worker
+thread three times (stdin line, stdout write, flush), and the SDK's client spends 2.4 ms of CPU
+per call (JSON-RPC, pydantic, the output-schema check). Why in-process recall is 5-8 ms here
+but ~3.5 ms in bench_controller: the world, not the serving — ``MemoryService.recall`` (4.84
+ms p50), the controller's recall with the namespace (4.79) and without (5.44) cost the same on
+this directory; its template shares "likes … and lives in" with every memory and each name,
+thing and city with 1,000, so ~59 candidates per query reach the eligibility read (decoding
+those rows is ~2 ms of a 5.9 ms cProfiled recall; full text alone 2.9-3.9 ms, vector alone
+2.7-3.0, graph 0.4), and in this bench two server processes share the two cores with it.
+
+uvloop (``remem serve`` on it by default when installed; remem.service.event_loop). Interleaved
+A/B: ``REMEM_BENCH_SERVE_AB_LOOP=1`` adds ``rest_asyncio`` (a second ``remem serve --loop
+asyncio``) and ``mcp_uvloop`` (``remem mcp --loop uvloop``) to the loop above, each on its own
+copy. With ``REMEM_BENCH_SERVE_AB_LOOP=1 REMEM_BENCH_SERVE_OPS=100
+REMEM_BENCH_SERVE_SAMPLES=400 pytest benches/bench_serve.py -s --benchmark-disable -p
+no:randomly`` (load average 7.6), p50 ms above in-process recall (7.81): REST 3.02 (asyncio) →
+2.01 (uvloop), MCP stdio 6.03 (uvloop) vs 5.94 (asyncio). Three earlier runs of the same
+interleaved A/B from a scratch script (load 5.7-8): REST 3.51 → 2.46, 2.86 → 1.16, 4.67 →
+1.78; MCP stdio 5.23 → 5.12, 5.83 → 7.87, 5.80 → 9.37 (asyncio → uvloop) — so ``remem mcp``
+stays on asyncio. httptools against h11 (both on
+uvloop, load 13): 3.37 vs 3.61 ms above. Not kept: one socket write for the response's head and
+body (a patch of uvicorn's send): -0.2 ms (asyncio), +0.06 and -0.4 ms (uvloop) — within the
+noise, and it would patch uvicorn's internals. This bench, before → after, alternating, the
+same session (``REMEM_BENCH_SERVE_OPS=100 REMEM_BENCH_SERVE_SAMPLES=400 pytest
+benches/bench_serve.py -s --benchmark-disable -p no:randomly``; other jobs at load average
+3.6-12, so the absolute figures swing), p50 ms:
+
+    run        load   in-process   REST    REST - in-process   MCP stdio
+    before 1   8.1    8.12         16.06    7.94               15.04
+    after 1    3.6    7.08          9.47    2.39               10.75   (MCP on uvloop)
+    before 2   4.9    8.07         11.69    3.62               12.85
+    before 3   11.0   10.64        16.84    6.20               25.62
+    after 2    11.7   12.06        15.97    3.92               20.66   (MCP on uvloop)
+    after 3    9.6    7.97         11.37    3.40               16.33   (MCP on uvloop)
+    before 4   8.6    8.10         11.73    3.63               14.29
+    after 4    4.2    7.59         10.47    2.88               12.51
+    before 5   6.1    7.99         11.44    3.45               14.61
+    after 5    8.4    9.08         13.95    4.87               16.51
+
+(load: the 1-minute average as each run ended.) Median REST - in-process 3.63 → 3.40 ms: run
+one after another the runs mostly measure the machine's load; side by side (the A/B above)
+uvloop takes 1.0-2.9 ms off, and REST - in-process met its target (≤ 2) in two of four A/B runs
+(1.16, 1.78; 2.01 and 2.46 in the others). MCP stdio (target ≤ 10 ms) is not met: the recall
+itself takes 7-8 ms here and the SDK ~4 ms more.
+
 Run: pytest benches/bench_serve.py -s -p no:randomly
      REMEM_BENCH_SERVE_N=10000 REMEM_BENCH_SERVE_OPS=1000 (the defaults: the issue's sizes)
 """
@@ -66,6 +122,7 @@ Run: pytest benches/bench_serve.py -s -p no:randomly
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import shutil
@@ -73,6 +130,7 @@ import signal
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +145,10 @@ N = int(os.environ.get("REMEM_BENCH_SERVE_N", "10000"))
 OPS = int(os.environ.get("REMEM_BENCH_SERVE_OPS", "1000"))
 CLIENTS = 8
 SAMPLES = int(os.environ.get("REMEM_BENCH_SERVE_SAMPLES", "200"))
-PATHS = ("in_process", "rest", "mcp_stdio")
+# The event-loop A/B: a second REST server on asyncio's loop and a second MCP server on uvloop,
+# beside the defaults (remem serve on uvloop when installed, remem mcp on asyncio).
+AB_LOOP = os.environ.get("REMEM_BENCH_SERVE_AB_LOOP") == "1"
+PATHS = ("in_process", "rest", "mcp_stdio") + (("rest_asyncio", "mcp_uvloop") if AB_LOOP else ())
 NAMES = ("Ana", "Bob", "Chen", "Dara", "Eli", "Farah", "Goro", "Hana", "Ivo", "Jun")
 THINGS = ("tea", "jazz", "hiking", "chess", "sushi", "cats", "opera", "cycling", "tango", "rye")
 CITIES = ("Lisbon", "Paris", "Osaka", "Lima", "Oslo", "Accra", "Quito", "Hanoi", "Perth", "Riga")
@@ -121,42 +182,57 @@ async def build(path: Path) -> None:
             await controller.remember_many([fact(i) for i in range(start, min(N, start + 1000))])
 
 
-def mcp_params(path: Path) -> StdioServerParameters:
+def mcp_params(path: Path, *loop: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "remem", "mcp", "--dir", str(path), "--embeddings", "hashing"],
+        args=["-m", "remem", "mcp", "--dir", str(path), "--embeddings", "hashing", *loop],
         env=child_env(),
     )
 
 
-async def interleaved(local: Path, base: str, mcp_dir: Path) -> dict[str, list[float]]:
+async def interleaved(
+    local: Path, base: str, mcp_dir: Path, ab: tuple[str, Path] | None = None
+) -> dict[str, list[float]]:
     """Recall latencies of the three paths, measured query by query in one loop (the order
     rotates each query) so that load from other jobs on the machine hits all of them alike.
 
     Each path has its own copy of the same 10k-memory directory: a server owns its directory,
-    so the in-process service cannot share the REST server's."""
+    so the in-process service cannot share the REST server's. ``ab``: the asyncio REST
+    server's URL and the uvloop MCP server's directory (REMEM_BENCH_SERVE_AB_LOOP)."""
     times: dict[str, list[float]] = {name: [] for name in PATHS}
-    async with (
-        MemoryService.open(local, embedding_provider="hashing") as service,
-        httpx.AsyncClient(base_url=base, timeout=60) as http,
-        Client(mcp_params(mcp_dir)) as mcp,
-    ):
+    async with contextlib.AsyncExitStack() as stack:
+        service = await stack.enter_async_context(
+            MemoryService.open(local, embedding_provider="hashing")
+        )
+        http = await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=60))
+        mcp = await stack.enter_async_context(Client(mcp_params(mcp_dir)))
 
         async def via_service(q: str) -> int:
             return len((await service.recall(q)).hits)
 
-        async def via_rest(q: str) -> int:
-            answer = await http.post("/v1/recall", json={"query": q})
-            assert answer.status_code == 200, answer.text
-            return len(answer.json()["hits"])
+        def rest(client: httpx.AsyncClient) -> Callable[[str], Awaitable[int]]:
+            async def via_rest(q: str) -> int:
+                answer = await client.post("/v1/recall", json={"query": q})
+                assert answer.status_code == 200, answer.text
+                return len(answer.json()["hits"])
 
-        async def via_mcp(q: str) -> int:
-            result = await mcp.call_tool("recall", {"query": q})
-            assert not result.is_error, result.content
-            assert result.structured_content is not None
-            return len(result.structured_content["hits"])
+            return via_rest
 
-        calls = (via_service, via_rest, via_mcp)
+        def tool(client: Client) -> Callable[[str], Awaitable[int]]:
+            async def via_mcp(q: str) -> int:
+                result = await client.call_tool("recall", {"query": q})
+                assert not result.is_error, result.content
+                assert result.structured_content is not None
+                return len(result.structured_content["hits"])
+
+            return via_mcp
+
+        calls = [via_service, rest(http), tool(mcp)]
+        if ab is not None:
+            other = httpx.AsyncClient(base_url=ab[0], timeout=60)
+            calls.append(rest(await stack.enter_async_context(other)))
+            uvloop_mcp = Client(mcp_params(ab[1], "--loop", "uvloop"))
+            calls.append(tool(await stack.enter_async_context(uvloop_mcp)))
         paths = list(zip(PATHS, calls, strict=True))
         for q in queries(20, seed=1):  # warm-up: caches, connections, first-call imports
             for _, call in paths:
@@ -232,8 +308,17 @@ def test_serve(benchmark: Any, tmp_path: Path) -> None:
     shutil.copytree(path, mcp_dir)
     port = free_port()
     args = ["serve", "--dir", str(path), "--embeddings", "hashing", "--port", str(port)]
-    with live_server(args, port) as process:
-        recalls = asyncio.run(interleaved(local, f"http://127.0.0.1:{port}", mcp_dir))
+    with contextlib.ExitStack() as ab_servers, live_server(args, port) as process:
+        ab = None
+        if AB_LOOP:
+            ab_port, ab_rest, ab_mcp = free_port(), tmp_path / "rest_asyncio", tmp_path / "mcp_uv"
+            shutil.copytree(path, ab_rest)
+            shutil.copytree(path, ab_mcp)
+            ab_args = ["serve", "--dir", str(ab_rest), "--embeddings", "hashing"]
+            ab_args += ["--port", str(ab_port), "--loop", "asyncio"]
+            ab_servers.enter_context(live_server(ab_args, ab_port))
+            ab = (f"http://127.0.0.1:{ab_port}", ab_mcp)
+        recalls = asyncio.run(interleaved(local, f"http://127.0.0.1:{port}", mcp_dir, ab))
         loaded = asyncio.run(load(f"http://127.0.0.1:{port}"))
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=120)
@@ -244,7 +329,7 @@ def test_serve(benchmark: Any, tmp_path: Path) -> None:
     rest_over = figures["rest"][0] - figures["in_process"][0]
     print(f"\nserve at {N:,} memories (p50 / p99 ms, {SAMPLES} recalls each, interleaved)")
     for name, (p50, p99) in figures.items():
-        print(f"  {name:<11} {p50:8.2f} {p99:8.2f}")
+        print(f"  {name:<12} {p50:8.2f} {p99:8.2f}")
     print(
         f"  load: {CLIENTS} clients × {OPS} ops in {loaded['s']:.1f} s, "
         f"{len(loaded['errors'])} errors, {lost} lost writes of "

@@ -200,7 +200,17 @@ def test_a_public_address_needs_a_token_and_a_token_is_enforced(tmp_path: Path) 
     assert refused.returncode == 1
     assert "bearer token" in refused.stderr
     port = free_port()
-    args = ["serve", "--dir", str(tmp_path / "m"), *HASHING, "--port", str(port)]
+    # on asyncio's own loop (the other tests run on the default, uvloop when installed)
+    args = [
+        "serve",
+        "--dir",
+        str(tmp_path / "m"),
+        *HASHING,
+        "--port",
+        str(port),
+        "--loop",
+        "asyncio",
+    ]
     with (
         live_server(args, port, env={"REMEM_SERVER_TOKEN": TOKEN}),
         httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client,

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
 from remem.cli.serve_options import add_server_options, settings_from
 from remem.errors import RememError
+from remem.service.event_loop import LoopName, run_server
 
 MCP_PORT = 8766
+# Not uvloop by default, unlike `remem serve`: over stdio the SDK moves every message through
+# worker threads (anyio), and uvloop measured no faster there — 0.1 ms faster and 2.0 and 3.6 ms
+# slower per recall in three interleaved A/Bs (benches/bench_serve.py's docstring).
+MCP_LOOP: LoopName = "asyncio"
 
 EXAMPLES = """\
 examples:
@@ -35,7 +39,7 @@ def add_parser(sub: Any) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_server_options(parser, port=MCP_PORT)
+    add_server_options(parser, port=MCP_PORT, loop=MCP_LOOP)
     parser.add_argument(
         "--transport",
         choices=("stdio", "http"),
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         settings = settings_from(args, default_port=MCP_PORT)
         from remem.mcp_server.run import serve
 
-        asyncio.run(serve(settings, transport=args.transport))
+        run_server(serve(settings, transport=args.transport), loop=args.loop)
     except RememError as exc:
         print(f"remem mcp: error: {exc}", file=sys.stderr)
         return 1

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
 from remem.cli.serve_options import add_server_options, settings_from
 from remem.errors import RememError
+from remem.service.event_loop import run_server
 
 REST_PORT = 8765
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         settings = settings_from(args, default_port=REST_PORT)
         from remem.rest.run import serve
 
-        asyncio.run(serve(settings))
+        run_server(serve(settings), loop=args.loop)
     except RememError as exc:
         print(f"remem serve: error: {exc}", file=sys.stderr)
         return 1

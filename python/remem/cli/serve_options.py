@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from remem.service.event_loop import LOOPS, LoopName
 from remem.service.settings import ServerSettings
 
 __all__ = ["add_server_options", "settings_from"]
 
 
-def add_server_options(parser: argparse.ArgumentParser, *, port: int) -> None:
+def add_server_options(
+    parser: argparse.ArgumentParser, *, port: int, loop: LoopName = "auto"
+) -> None:
+    """The shared options; ``loop`` is the default of ``--loop`` (remem.service.event_loop)."""
     parser.add_argument(
         "--dir", type=Path, default=None, help="the memory directory (default ./memory)"
     )
@@ -33,6 +37,12 @@ def add_server_options(parser: argparse.ArgumentParser, *, port: int) -> None:
     )
     parser.add_argument("--host", default=None, help="the address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=None, help=f"the port (default {port})")
+    parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default=loop,
+        help=f"the event loop: auto (uvloop when installed), asyncio or uvloop (default {loop})",
+    )
 
 
 def settings_from(args: argparse.Namespace, *, default_port: int) -> ServerSettings:
