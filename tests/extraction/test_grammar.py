@@ -326,10 +326,6 @@ def test_a_scan_row_that_needs_something_counts_only_beside_it() -> None:
         ("user", "city", "Lisbon", "set")
     }
     assert facts("Spent a week in Portugal and Lisbon already feels like home") == set()
-    assert facts("my manager cancelled my leave again, typical Northwind behaviour") == {
-        ("user", "employer", "Northwind", "set")
-    }
-    assert facts("Flight delayed again, typical Ryanair behaviour") == set()
 
 
 def test_a_place_read_as_school_and_employer_in_one_clause_is_the_school() -> None:

@@ -119,16 +119,6 @@ PARTNER: tuple[Rule, ...] = (
     rule(
         "partner",
         "partner",
-        # cooked for by someone who makes the user feel lucky: "Nadia cooked for me tonight,
-        # I'm a lucky one" ("Sam cooked for us, the pasta was great" is a friend's dinner)
-        "{v:name} @adv* cooked|made dinner|tea|supper|breakfast? for me|us",
-        "{Ss} partner is {v}.",
-        entity="person",
-        needs="~lucky|spoiled|spoilt",
-    ),
-    rule(
-        "partner",
-        "partner",
         # breakfast in bed is a partner's: "Nadia surprised me with breakfast in bed"
         "{v:name} @adv* surprised|spoiled|spoilt|treated|brought|made me with|to? breakfast in bed",
         "{Ss} partner is {v}.",

@@ -145,16 +145,6 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "job_title",
-        # the insider's contrast: "People think working as a software engineer is glamorous,
-        # it really isn't" ("working as a waiter is a good summer job" is advice)
-        "people|everyone|everybody|folks think|thinks|assume|assumes|reckon|say "
-        "working as a|an {v:job} is|'s|means|must|sounds",
-        "{S} works as {a} {v}.",
-        needs="~it @adv* is|'s|was n't|not",
-    ),
-    rule(
-        "job",
-        "job_title",
         f"{_PRE} done|finished|through with? being a|an {{v:job}}",
         "{S} no longer works as {a} {v}.",
         op=END,
@@ -353,18 +343,6 @@ JOB: tuple[Rule, ...] = (
         _WORKS,
         entity="org",
         needs="@work_talk",
-    ),
-    rule(
-        "job",
-        "employer",
-        # the boss's ways put down to the company, in this message or the one before: "My
-        # boss scheduled a meeting at 6pm, who does that." / "Classic Saltmarsh Press move."
-        # ("Flight delayed again. Classic Ryanair move" names no workplace)
-        "classic|typical|such|so @a? {v:org} move|behaviour|behavior|thing|nonsense",
-        _WORKS,
-        entity="org",
-        scan=True,
-        needs="~my|our boss|manager|bosses|managers|company|employer|office|workplace",
     ),
     rule(
         "job",
