@@ -43,11 +43,12 @@ prints R@10, MRR, All@10 and multi-hop R@10 (the issue's scoring). Variants:
 * ``--rerank-bounds``: only the default with the re-ranker off, then on under each row of
   :data:`RERANK_BOUNDS` (the bounds of :class:`remem.controller.stages.RerankConfig`: a
   movement cap, a protected head, a blend, leaving unscored candidates out), then off again;
-* ``--answer-type``: only the default (the answer-type prior off), then the prior on at each
-  boost of :data:`ANSWER_TYPE` (``--boosts 2,3,4``: those only), then the default again
-  (``[recall.stages.answer_type]``: a question asking for instances of a category favours
-  turns naming one); ``--with-rerank``: also the re-ranker (its shipped bounds,
-  ``scored_only``) alone, then with the prior at each boost;
+* ``--answer-type``: only the default with the answer-type prior off, then the prior on at
+  each boost of :data:`ANSWER_TYPE` (``--boosts 2,3,4``: those only), then the prior off again
+  (``[recall.stages.answer_type]``, on at boost 2 by default: a question asking for instances
+  of a category favours turns naming one); ``--with-rerank``: also the re-ranker (its shipped
+  bounds, ``scored_only``) alone, then with the prior at each boost; ``--fusions linear,rrf``:
+  instead, the prior off and on (``--boosts``, default 2) under each fusion method;
 * ``--feedback`` / ``--dense`` / ``--diversity``: only the default and the rows of
   :data:`FEEDBACK` (full-text pseudo-relevance feedback), :data:`DENSE` (Rocchio feedback on
   the query vector, then both feedback stages together) or :data:`DIVERSITY` (MMR over
@@ -70,10 +71,10 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from remem.controller import ControllerConfig
-from remem.controller.config import fitted_weights
+from remem.controller.config import FusionMethod, fitted_weights
 from remem.controller.stages import (
     AnswerTypePriorConfig,
     DenseFeedbackConfig,
@@ -95,11 +96,15 @@ DEPTH = 40  # what ``remem bench locomo`` asks for with ks up to 20 and index bo
 
 
 def _controller(
-    stages: RecallStagesConfig, features: Mapping[str, float] | None = None
+    stages: RecallStagesConfig,
+    features: Mapping[str, float] | None = None,
+    method: FusionMethod | None = None,
 ) -> ControllerConfig:
     base = ControllerConfig()
     inclusion = dataclasses.replace(base.inclusion, hit_weight=0.0)
-    fusion = dataclasses.replace(base.fusion, features=features)
+    fusion = dataclasses.replace(
+        base.fusion, features=features, method=method or base.fusion.method
+    )
     return dataclasses.replace(base, inclusion=inclusion, stages=stages, fusion=fusion)
 
 
@@ -111,7 +116,13 @@ def _embedder(name: str) -> EmbeddingService:
 
 def _off() -> RecallStagesConfig:
     return RecallStagesConfig().without(
-        "neighbours", "speaker", "dates", "time_expressions", "conflicts", "prior_depth"
+        "neighbours",
+        "speaker",
+        "dates",
+        "time_expressions",
+        "conflicts",
+        "prior_depth",
+        "answer_type",
     )
 
 
@@ -317,6 +328,13 @@ picks some). With
 stays off: the re-ranker's held-out cost, ``benches/rerank_synthetic.py --answer-type 2``)."""
 
 
+def _fusion_method(name: str) -> FusionMethod:
+    """``name`` as a fusion method (``linear``, ``rrf`` or ``weighted``)."""
+    if name not in ("linear", "rrf", "weighted"):
+        raise SystemExit(f"--fusions has {name!r}; use linear, rrf or weighted")
+    return cast(FusionMethod, name)
+
+
 async def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True)
@@ -344,6 +362,11 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "--with-rerank",
         action="store_true",
         help="with --answer-type: also the re-ranker alone and with the prior at each boost",
+    )
+    parser.add_argument(
+        "--fusions",
+        default="",
+        help="with --answer-type: the rows under each of these fusion methods (linear,rrf)",
     )
     parser.add_argument("--rerank", action="store_true", help="the re-ranker off, on, off again")
     parser.add_argument(
@@ -405,8 +428,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
             stages: RecallStagesConfig,
             rate: float | None = None,
             features: Mapping[str, float] | None = None,
+            method: FusionMethod | None = None,
         ) -> float:
-            config = _controller(stages, features)
+            config = _controller(stages, features, method)
             if rate is not None:
                 config = dataclasses.replace(
                     config, inclusion=dataclasses.replace(config.inclusion, recency_rate=rate)
@@ -470,9 +494,23 @@ async def main(argv: Sequence[str] | None = None) -> int:
             await run("rerank on", with_rerank, features=weights)
             await run("rerank off (again)", off, features=weights)
             return 0
+        if args.answer_type and args.fusions:
+            # The prior off and on under each fusion method (``[recall] fusion``), one run.
+            boosts = [float(b) for b in args.boosts.split(",") if b] or [2.0]
+            untyped = dataclasses.replace(best, answer_type=AnswerTypePriorConfig(enabled=False))
+            for method in args.fusions.split(","):
+                fused = _fusion_method(method)
+                await run(f"{method}, answer_type off", untyped, features=weights, method=fused)
+                for boost in boosts:
+                    typed = AnswerTypePriorConfig(enabled=True, boost=boost)
+                    trial = dataclasses.replace(best, answer_type=typed)
+                    name = f"{method}, answer_type boost={boost}"
+                    await run(name, trial, features=weights, method=fused)
+            return 0
         if args.answer_type:
             boosts = [float(b) for b in args.boosts.split(",") if b] or list(ANSWER_TYPE)
             reranked = dataclasses.replace(best.rerank, enabled=True)
+            best = best.without("answer_type")  # the rows below switch it on
             await run("default (answer_type off)", best, features=weights)
             for boost in boosts:
                 typed = AnswerTypePriorConfig(enabled=True, boost=boost)
@@ -485,7 +523,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
                     typed = AnswerTypePriorConfig(enabled=True, boost=boost)
                     trial = dataclasses.replace(best, answer_type=typed, rerank=reranked)
                     await run(f"+answer_type boost={boost} +rerank", trial, features=weights)
-            await run("default (again)", best, features=weights)
+            await run("default, answer_type off (again)", best, features=weights)
             return 0
         if args.rerank_bounds:
             off = dataclasses.replace(best, rerank=dataclasses.replace(best.rerank, enabled=False))
@@ -562,11 +600,14 @@ async def main(argv: Sequence[str] | None = None) -> int:
             "dates",
             "time_expressions",
             "prior_depth",
+            "answer_type",
         ):
             await run(f"-{stage}", best.without(stage), features=weights)
         await run(
             "all stages off",
-            best.without("neighbours", "speaker", "dates", "time_expressions", "prior_depth"),
+            best.without(
+                "neighbours", "speaker", "dates", "time_expressions", "prior_depth", "answer_type"
+            ),
             features=weights,
         )
         for top, boost, ratio in SESSIONS:

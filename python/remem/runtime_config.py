@@ -28,7 +28,7 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
 
     [recall.stages.speaker]       # any stage of remem.controller.stages.RecallStagesConfig
     boost = 1.0                   # recency (weight), neighbours, speaker, dates,
-    enabled = true                # time_expressions, conflicts
+    enabled = true                # time_expressions, conflicts, answer_type (on, boost 2) …
 
     [extraction]
     interval = 1

@@ -39,8 +39,14 @@ async def test_bare_remember_then_recall_round_trip(make_stack: Factory) -> None
         top.explanation
     )
     assert "recency" in top.explanation
+    # "where does … live" asks for a place and the memory names Lisbon: the answer-type prior
+    # (on by default, boost 2) multiplies it by 3.
+    assert top.signals["answer_type"] == 3.0
     assert top.score == pytest.approx(
-        top.signals["fusion"] * top.signals["recency"] * top.signals["usage"]
+        top.signals["fusion"]
+        * top.signals["recency"]
+        * top.signals["usage"]
+        * top.signals["answer_type"]
     )
 
 

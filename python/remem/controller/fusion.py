@@ -26,6 +26,12 @@ planned out of full-text queries:
     weighted   0.442   0.820
     linear     0.397   0.665   (hashing weights fitted on LoCoMo; not fitted on this set)
 
+With today's stages and the answer-type prior (on by default since 2026-12-03) the same set
+gives MRR / R@5 rrf 0.816 / 0.965, weighted 0.754 / 1.000, linear 0.777 / 0.995 (prior off:
+0.463 / 0.830, 0.528 / 0.915, 0.510 / 0.860). LoCoMo dev still picks linear with the prior on:
+R@10 81.3 vs 75.1, MRR 61.4 vs 52.2 (``benches/locomo_stages.py --embedder local
+--answer-type --fusions linear,rrf``; README, "Answer-type prior").
+
 End to end, ``remem eval --quick`` (4 personas × 21 days, the companion's context recall of the
 current value): RRF 57.1% [50.0, 64.7], weighted 52.4% [45.3, 59.4], and the stale-only rate
 14.3% vs 28.6%. Min-max scaling lets one retriever's outlier (a long bm25 match on a noisy turn)

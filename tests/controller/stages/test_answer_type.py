@@ -92,11 +92,20 @@ def test_bad_settings_raise_config_errors(kwargs: dict[str, object]) -> None:
         RecallStagesConfig.from_mapping({"answer_type": {"factor": 2}})
     on = RecallStagesConfig.from_mapping({"answer_type": {"enabled": True, "boost": 2.0}})
     assert on.answer_type == AnswerTypePriorConfig(enabled=True, boost=2.0)
-    assert RecallStagesConfig().answer_type.enabled is False
+    assert RecallStagesConfig().answer_type == AnswerTypePriorConfig(enabled=True, boost=2.0)
+    off = RecallStagesConfig.from_mapping({"answer_type": {"enabled": False}})
+    assert off.answer_type.enabled is False
 
 
 ISOLATED = RecallStagesConfig().without(
-    "recency", "neighbours", "speaker", "dates", "time_expressions", "conflicts", "rerank"
+    "recency",
+    "neighbours",
+    "speaker",
+    "dates",
+    "time_expressions",
+    "conflicts",
+    "rerank",
+    "answer_type",
 )
 ON = dataclasses.replace(ISOLATED, answer_type=AnswerTypePriorConfig(enabled=True, boost=2.0))
 
@@ -154,9 +163,7 @@ def test_the_prior_cut_keeps_a_deep_hit_naming_an_instance() -> None:
     now = datetime(2023, 6, 1, tzinfo=UTC)
     inclusion = InclusionScorerConfig()
     query = "Which cities has Jon visited?"
-    on = dataclasses.replace(
-        RecallStagesConfig(), answer_type=AnswerTypePriorConfig(enabled=True, boost=2.0)
-    )
+    on = RecallStagesConfig()  # the default: the prior on at boost 2
     assert [n.hit.id for n in prior_cut(query, hits, 2, now, on, inclusion)] == ["t1", "t3"]
-    off = RecallStagesConfig()
+    off = RecallStagesConfig().without("answer_type")
     assert [n.hit.id for n in prior_cut(query, hits, 2, now, off, inclusion)] == ["t1", "t2"]

@@ -9,7 +9,7 @@
 * :mod:`~remem.controller.stages.time_expressions` — "when / how long" favours turns that say
   a time;
 * :mod:`~remem.controller.stages.answer_type` — a question asking for instances of a category
-  ("Which cities …") favours turns naming one (lexicon in ``answer_lexicon``; off by default);
+  ("Which cities …") favours turns naming one (lexicon in ``answer_lexicon``; on, boost 2);
 * :mod:`~remem.controller.stages.sessions` — the sessions holding the best hits lift their other
   strong turns (bounded; off by default);
 * :mod:`~remem.controller.stages.prior_depth` — the speaker, dates and time priors choose which

@@ -11,7 +11,7 @@ candidates get priors. This stage cuts by
     score × speaker × dates × time_expressions × answer_type
 
 (the factors :func:`~remem.controller.stages.priors.prior_factors` gives the candidate, each 1.0
-when its stage is off; ``answer_type`` is off by default), keeping the ``depth`` best, and
+when its stage is off), keeping the ``depth`` best, and
 returns them in the list's own order — so the full-text ranks and scores fusion sees are
 unchanged, and the priors are still applied once, after fusion. Disabled, or a query without
 cues, it is the plain cut ``hits[:depth]``. The vector list is cut the same way

@@ -1,17 +1,17 @@
 """The per-candidate priors of one query: recency, usage, speaker, dates, time expressions
-(and the answer type, when switched on).
+and the answer type.
 
 :class:`QueryCues` is read from the query once (which participants it names, which date windows,
 whether it asks for a time); :func:`prior_factors` turns one candidate into named factors, each
 ≥ a positive floor, which recall multiplies into the fused score:
 
     final = fused × recency × usage × speaker × dates × time_expressions
-            (× answer_type, only when switched on) (× conflict)
+            × answer_type (× conflict)
 
-A switched-off stage contributes 1.0; the answer-type prior, off by default, adds no key when
-off (so signals and explanations are as before). Example: a question naming Caroline, asked
-180 days after a turn Caroline spoke, with the defaults: ``recency ≈ 0.95`` (never lower),
-``speaker = 6``.
+A switched-off stage contributes 1.0; the answer-type prior (on by default) adds its
+``answer_type`` key only when on (switched off, signals and explanations are as before it).
+Example: a question naming Caroline, asked 180 days after a turn Caroline spoke, with the
+defaults: ``recency ≈ 0.95`` (never lower), ``speaker = 6``.
 """
 
 from __future__ import annotations
