@@ -30,7 +30,18 @@ from tests.recovery.memory_dirs import T0
 
 NAMES = ["Ana", "Maria", "Joao", "Pedro", "Lucia"]
 WORDS = ["coffee", "garden", "piano", "train", "Lisbon", "Porto", "city", "dog", "summer"]
-CUES = ["when", "what", "yesterday", "last week", "in May", "did", "move", "lives"]
+CUES = [
+    "when",
+    "what",
+    "yesterday",
+    "last week",
+    "in May",
+    "did",
+    "move",
+    "lives",
+    "which",
+    "where did",
+]
 
 
 @pytest.fixture(params=["embedded", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -16,10 +16,10 @@ operations in the same order as the per-query code —
   min(raw, 1)``; a feature the per-query row leaves out (``scaled == 0``, ``raw ≤ 0``) is a
   0 column here, whose ``w × 0 = +0.0`` leaves every sum unchanged (weights are ≥ 0);
 * ``fused = Σ w_f · x_f`` accumulated in the features' name order, from ``+0.0``;
-* ``final = fused × recency × usage × speaker × dates × time_expressions``, left to right, then
-  the conflicts' factor. The priors come from :func:`prior_factors` itself for a query with any
-  cue (a speaker, a date window, a time question); without cues its speaker, dates and time
-  factors are 1 and only the memoised age priors are read.
+* ``final = fused × recency × usage × speaker × dates × time_expressions × answer_type``, left
+  to right, then the conflicts' factor. The priors come from :func:`prior_factors` itself for a
+  query with any cue (a speaker, a date window, a time question, a category asked for); without
+  cues those factors are 1 and only the memoised age priors are read.
 
 Covered: ``linear`` fusion with no extra features, the ``sessions``, ``rerank`` and
 ``diversity`` stages off (the defaults); :func:`supports` says when, and recall falls back to
@@ -175,12 +175,13 @@ def rank_columnar(
     keys, counts, entries = _flatten(gathered)
     cols, named, fused = _fusion(entries, len(keys), weights)
     p = _priors(queries, gathered, keys, counts, stages, inclusion, memo, now)
-    final = fused * p.recency * p.usage * p.speaker * p.dates * p.timed
+    final = fused * p.recency * p.usage * p.speaker * p.dates * p.timed * p.typed
     conflict = _conflicts(keys, counts, p, final, stages)
     query_of = np.repeat(np.arange(len(counts)), counts)
     _, key_order = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
     order = np.lexsort((key_order, -final, query_of))
     contributions = {name: _contribution(name, named, weights) for name in RETRIEVERS}
+    typed = stages.answer_type.enabled  # its factor is listed only when the stage is on
     out: list[list[ScoredMemory]] = []
     s = 0
     for (_, _, shares), count in zip(gathered, counts, strict=True):
@@ -193,8 +194,10 @@ def rank_columnar(
                 "speaker": float(p.speaker[i]),
                 "dates": float(p.dates[i]),
                 "time_expressions": float(p.timed[i]),
-                "sessions": 1.0,  # the stage is off: every factor 1 (``session_factors``)
             }
+            if typed:
+                factors["answer_type"] = float(p.typed[i])
+            factors["sessions"] = 1.0  # the stage is off: every factor 1 (``session_factors``)
             if i in conflict:
                 factors["conflict"] = conflict[i]
             share = shares.get(keys[i], 0.0)
@@ -239,6 +242,7 @@ class _Priors:
     speaker: NDArray[np.float64]
     dates: NDArray[np.float64]
     timed: NDArray[np.float64]
+    typed: NDArray[np.float64]
 
 
 def _priors(
@@ -254,7 +258,7 @@ def _priors(
     """The prior factors of every slot: the memoised age priors, and :func:`prior_factors`'
     speaker, dates and time factors for the slots of a query with any cue (else 1)."""
     n = len(keys)
-    speaker, dates, timed = np.ones(n), np.ones(n), np.ones(n)
+    speaker, dates, timed, typed = np.ones(n), np.ones(n), np.ones(n), np.ones(n)
     cands: list[Candidate] = []
     rows: list[PriorRow] = []
     s = 0
@@ -265,11 +269,12 @@ def _priors(
             rows.append(memo.row(c))
         views = [r[0] for r in rows[s:]]
         cues = query_cues(query, now, {v.speaker for v in views if v.speaker}, stages)
-        if cues.speakers or cues.windows or cues.asks_time:
+        if cues.speakers or cues.windows or cues.asks_time or cues.categories:
             for i, v in enumerate(views, start=s):
                 _, recency, usage, _ = rows[i]
                 f = prior_factors(v, cues, now, stages, inclusion, (recency, usage))
                 speaker[i], dates[i], timed[i] = f["speaker"], f["dates"], f["time_expressions"]
+                typed[i] = f.get("answer_type", 1.0)
         s += count
     return _Priors(
         cands,
@@ -279,6 +284,7 @@ def _priors(
         speaker,
         dates,
         timed,
+        typed,
     )
 
 
