@@ -41,16 +41,24 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from remem.controller.stages.neighbours import NeighbourScored
+from remem.controller.stages.neighbours import NeighbourScored, propagate_scores
 from remem.errors import ConfigError
-from remem.models import MemoryRecord
+from remem.models import EpisodicHit, MemoryRecord
 from remem.staging import StagedScore
+from remem.stores.sqlite.hit_rows import HitRows
 
 if TYPE_CHECKING:
     from remem.controller.stages.config import RecallStagesConfig
     from remem.lifecycle import InclusionScorerConfig
 
-__all__ = ["CUE_PRIORS", "PriorDepthConfig", "cut_indices", "cut_vector", "prior_cut"]
+__all__ = [
+    "CUE_PRIORS",
+    "PriorDepthConfig",
+    "cut_indices",
+    "cut_texts",
+    "cut_vector",
+    "prior_cut",
+]
 
 CUE_PRIORS = ("speaker", "dates", "time_expressions", "answer_type")
 """The priors read from the query that choose the cut (recency and usage do not)."""
@@ -93,6 +101,35 @@ def prior_cut(
     module docstring); ``hits[:depth]`` when the stage is off or the query has no cue."""
     rows = [(n.score, n.hit.created_at, n.hit.text, n.hit.metadata.get("speaker")) for n in hits]
     return [hits[i] for i in cut_indices(query, rows, depth, now, stages, inclusion)]
+
+
+def cut_texts(
+    query: str,
+    hits: Sequence[EpisodicHit],
+    depth: int,
+    now: datetime,
+    stages: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> list[NeighbourScored]:
+    """``prior_cut(query, propagate_neighbours(hits, stages.neighbours), depth, ...)`` — the
+    same list — with a :class:`NeighbourScored` built for the ``depth`` survivors only; of a
+    :class:`~remem.stores.sqlite.hit_rows.HitRows` only the survivors' hit objects are built
+    (the propagation and the cut read its columns)."""
+    scored = propagate_scores(hits, stages.neighbours)
+    keep: Sequence[int]
+    if not stages.prior_depth.enabled or len(scored) <= depth:
+        keep = range(min(depth, len(scored)))
+    else:
+        rows = [(score, *_cue(hits, i)) for i, score, _ in scored]
+        keep = cut_indices(query, rows, depth, now, stages, inclusion)
+    return [NeighbourScored(hits[i], s, share) for i, s, share in (scored[j] for j in keep)]
+
+
+def _cue(hits: Sequence[EpisodicHit], i: int) -> tuple[datetime, str, object]:
+    if isinstance(hits, HitRows):
+        return hits.cue(i)
+    h = hits[i]
+    return h.created_at, h.text, h.metadata.get("speaker")
 
 
 def cut_vector(
