@@ -126,11 +126,15 @@ def test_hit_rows_columns_and_cut_equal_the_built_hits(tmp_path: Path) -> None:
                     assert isinstance(fresh, HitRows)
                     ref = fresh.extended([extra]) if extended else fresh
                     # The columns, read before any hit is built, equal the built hits' fields.
-                    cols = [(ref.position(i), ref.score(i), ref.cue(i)) for i in range(len(ref))]
+                    cols = [
+                        (ref.position(i), ref.score(i), ref.speaker(i), ref.cue(i))
+                        for i in range(len(ref))
+                    ]
                     objs = [
                         (
                             (h.session_id, h.turn_number) if h.kind is EpisodeKind.TURN else None,
                             h.score,
+                            h.metadata.get("speaker"),
                             (h.created_at, h.text, h.metadata.get("speaker")),
                         )
                         for h in ref

@@ -5,7 +5,8 @@ neighbour propagation and the prior cut read only positions, scores and cue fiel
 every hit object on the store's worker thread was ~70% of the full-text stage's CPU. A
 :class:`HitRows` is a ``Sequence[EpisodicHit]`` — indexing or iterating it builds (and keeps) the
 exact hits :class:`~remem.stores.sqlite.episode_search.HitReader` builds — plus column reads that
-build nothing: :meth:`position`, :meth:`score`, :meth:`cue` and :meth:`namespace`.
+build nothing: :meth:`position`, :meth:`score`, :meth:`speaker`, :meth:`cue`,
+:meth:`session_id` and :meth:`namespace`.
 
     rows = HitRows(found, HitReader())
     rows.position(0), rows.score(0)   # no hit built
@@ -102,6 +103,12 @@ class HitRows(Sequence[EpisodicHit]):
             return self._extra[i - len(self._rows)].session_id
         s = self._rows[i][2]
         return None if s is None else str(s)
+
+    def speaker(self, i: int) -> object:
+        """``metadata.get("speaker")``."""
+        if i >= len(self._rows) or i in self._built:
+            return self[i].metadata.get("speaker")
+        return self._reader.meta(self._rows[i][7]).get("speaker")
 
     def cue(self, i: int) -> tuple[datetime, str, object]:
         """``(created_at, text, metadata["speaker"])``: what the prior cut reads of a hit."""
