@@ -135,11 +135,13 @@ def test_hit_rows_columns_and_cut_equal_the_built_hits(tmp_path: Path) -> None:
                             (h.session_id, h.turn_number) if h.kind is EpisodeKind.TURN else None,
                             h.score,
                             h.metadata.get("speaker"),
-                            (h.created_at, h.text, h.metadata.get("speaker")),
+                            (h.created_at, h.text),
                         )
                         for h in ref
                     ]
                     assert cols == objs
+                    assert ref.positions() == [c[0] for c in cols]
+                    assert ref.scores() == [c[1] for c in cols]
                 reference = prior_cut(
                     q,
                     propagate_neighbours(list(hits), stages.neighbours),

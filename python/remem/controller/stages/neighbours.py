@@ -134,8 +134,7 @@ def propagate_scores(
 def _columns(hits: Sequence[EpisodicHit]) -> tuple[list[tuple[str, int] | None], list[float]]:
     """Every hit's turn position (None: not a turn) and score."""
     if isinstance(hits, HitRows):
-        n = len(hits)
-        return [hits.position(i) for i in range(n)], [hits.score(i) for i in range(n)]
+        return hits.positions(), hits.scores()
     return [_position(h) for h in hits], [h.score for h in hits]
 
 

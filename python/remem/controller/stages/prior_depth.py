@@ -135,11 +135,11 @@ def _speaker(hits: Sequence[EpisodicHit], i: int) -> object:
     return hits[i].metadata.get("speaker")
 
 
-def _cue(hits: Sequence[EpisodicHit], i: int) -> tuple[datetime, str, object]:
+def _cue(hits: Sequence[EpisodicHit], i: int) -> tuple[datetime, str]:
     if isinstance(hits, HitRows):
         return hits.cue(i)
     h = hits[i]
-    return h.created_at, h.text, h.metadata.get("speaker")
+    return h.created_at, h.text
 
 
 def cut_vector(
@@ -177,7 +177,7 @@ def cut_indices(
     ``(score, created_at, text, speaker)`` (a speaker that is not a non-empty string: none).
     ``0..depth-1`` when the stage is off or the query has no cue."""
     return _cut(
-        query, len(rows), lambda i: rows[i][3], rows.__getitem__, depth, now, stages, inclusion
+        query, len(rows), lambda i: rows[i][3], lambda i: rows[i][:3], depth, now, stages, inclusion
     )
 
 
@@ -185,14 +185,15 @@ def _cut(
     query: str,
     n: int,
     speaker_of: Callable[[int], object],
-    row_of: Callable[[int], tuple[float, datetime, str, object]],
+    row_of: Callable[[int], tuple[float, datetime, str]],
     depth: int,
     now: datetime,
     stages: RecallStagesConfig,
     inclusion: InclusionScorerConfig,
 ) -> list[int]:
     """:func:`cut_indices` over ``n`` rows read by position: the speakers of all (the
-    participants the cues look for), the whole rows only when the query has a cue."""
+    participants the cues look for), then, only when the query has a cue, every row's
+    ``(score, created_at, text)``."""
     # Imported here: the stages' config holds this stage's config, and the priors read it.
     from remem.controller.stages.priors import CandidateView, prior_factors, query_cues
 
@@ -205,7 +206,7 @@ def _cut(
         return plain
     weighted: list[tuple[float, int]] = []
     for i in range(n):
-        score, created_at, text, _ = row_of(i)
+        score, created_at, text = row_of(i)
         view = CandidateView(created_at, 0, text, speakers[i])
         # Only the cue priors choose the cut: recency and usage are not computed for it.
         factors = prior_factors(view, cues, now, stages, inclusion, ages=(1.0, 1.0))

@@ -32,7 +32,7 @@ class HitRows(Sequence[EpisodicHit]):
     """``rows`` in the hit row shape ``(id, kind, session_id, turn_number, text, score,
     created_at_us, metadata, namespace)``, then ``extra`` hits; see the module docstring."""
 
-    __slots__ = ("_built", "_extra", "_reader", "_rows")
+    __slots__ = ("_built", "_extra", "_positions", "_reader", "_rows")
 
     def __init__(
         self,
@@ -44,6 +44,7 @@ class HitRows(Sequence[EpisodicHit]):
         self._reader = reader
         self._extra = tuple(extra)
         self._built: dict[int, EpisodicHit] = {}
+        self._positions: list[tuple[str, int] | None] | None = None
 
     def __len__(self) -> int:
         return len(self._rows) + len(self._extra)
@@ -75,6 +76,19 @@ class HitRows(Sequence[EpisodicHit]):
         out = HitRows(self._rows, self._reader, (*self._extra, *extra))
         out._built = self._built
         return out
+
+    def positions(self) -> list[tuple[str, int] | None]:
+        """Every hit's :meth:`position`, in order (computed once)."""
+        if self._positions is None:
+            self._positions = [
+                (r[2], r[3]) if r[1] == "turn" and r[2] is not None and r[3] is not None else None
+                for r in self._rows
+            ] + [self.position(i) for i in range(len(self._rows), len(self))]
+        return self._positions
+
+    def scores(self) -> list[float]:
+        """Every hit's :meth:`score`, in order."""
+        return [float(r[5]) for r in self._rows] + [h.score for h in self._extra]
 
     def position(self, i: int) -> tuple[str, int] | None:
         """``(session_id, turn_number)`` of a turn hit, else None."""
@@ -110,10 +124,10 @@ class HitRows(Sequence[EpisodicHit]):
             return self[i].metadata.get("speaker")
         return self._reader.meta(self._rows[i][7]).get("speaker")
 
-    def cue(self, i: int) -> tuple[datetime, str, object]:
-        """``(created_at, text, metadata["speaker"])``: what the prior cut reads of a hit."""
+    def cue(self, i: int) -> tuple[datetime, str]:
+        """``(created_at, text)``: what the prior cut reads of a hit besides its speaker."""
         if i >= len(self._rows) or i in self._built:
             h = self[i]
-            return h.created_at, h.text, h.metadata.get("speaker")
+            return h.created_at, h.text
         row = self._rows[i]
-        return self._reader.at(row[6]), row[4], self._reader.meta(row[7]).get("speaker")
+        return self._reader.at(row[6]), row[4]
