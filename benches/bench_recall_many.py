@@ -174,6 +174,38 @@ off (~2.5 ms CPU a query remain); what would close most of it is a columnar full
 (ids, scores, kinds and turn positions as arrays, hit objects built only for the turns and the
 cut's survivors) feeding the neighbour propagation, the prior cut and ``gather`` directly.
 
+Issue #21, batch21e (10k only): the full-text hits of the embedded store's memory index come
+back as :class:`~remem.stores.sqlite.hit_rows.HitRows` — the store's rows, an ``EpisodicHit``
+built only when read — and the neighbour propagation, the transcript expansion and the prior cut
+read their columns (positions, scores, speakers; created_at and text only for a query with a
+cue): ``remem.controller.stages.prior_depth.cut_texts`` builds a hit and a ``NeighbourScored``
+for the ``depth`` survivors only (30 of ~88 a query). Identical to the object path
+(``tests/controller/test_hit_rows.py``; PostgreSQL builds its own hits and keeps that path).
+Measured back to back in one session at load average 2-3, the "before" side a ``git archive``
+of 47bb7cd on ``PYTHONPATH``: CPU is ``time.process_time`` of ``recall_many`` of the 1,000
+queries on a copy of one 10k world per run (after the warm-up batch, three batches per run,
+three runs per side alternated; a throwaway script, not kept; the returned ids were identical);
+the others are ``nice python -m pytest benches/bench_recall_many.py --benchmark-only -s -p
+no:randomly -k 10k``, three runs per side (wall seconds; ``cut_texts`` is the new step and
+contains ``propagate_neighbours`` + ``prior_cut``'s work and the survivors' hit objects):
+
+    figure (10k)                          before (47bb7cd)          after
+    CPU s per 1,000-query batch (9)       2.13-2.39 (mean 2.27)     1.97-2.09 (mean 2.04)
+    bench q/s remem (3 runs)              388.7 / 407.0 / 401.5     456.2 / 371.0 / 509.9
+    stage texts + neighbours + cut (s)    1.00 / 1.19 / 0.95        0.80 / 0.87 / 0.77
+    stages total (s)                      2.38 / 2.85 / 2.40        2.23 / 2.30 / 2.23
+
+The hit objects were not the whole of the stage: in a cProfile of one batch after (main
+thread, plus ``time.thread_time`` of the worker's ``fetch_hits``: 0.13-0.16 s) the largest
+self times are the event loop's wait, ``gather`` (0.27 s), ``trusted`` (0.24 s for 84k model
+constructions: the 29.8k surviving hits, the 14.8k records read and the results), the record
+store's ``row_to_record`` (0.14), the column reads of ``HitRows`` (~0.25 for speaker, position
+and score of 88k hits) and the graph query matcher. The 5,000 q/s target is still far off
+(~2 ms CPU a query). What would close more: a note hit needs only its id in ``gather`` (the
+survivors that are notes could stay rows: ``NeighbourScored`` would carry id and kind and
+build the hit for turns only), the columns read as numpy arrays from the native index instead
+of per-row tuples, and the record read (``row_to_record``) for the ~15 notes a query.
+
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
 """
@@ -423,6 +455,7 @@ _STEPS = (
     "scored_memory",
     "propagate_neighbours",
     "prior_cut",
+    "cut_texts",
     "rank_columnar",
 )
 """The steps timed by :func:`_stages`: names in ``remem.controller.recall`` and (where it

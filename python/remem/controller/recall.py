@@ -88,13 +88,12 @@ from remem.controller.stages import (
     NeighbourScored,
     RerankRow,
     age_priors,
+    cut_texts,
     cut_vector,
     dense_feedback,
     diversify,
     expand_neighbours,
-    prior_cut,
     prior_factors,
-    propagate_neighbours,
     query_cues,
     rerank_factors,
     resolve_conflicts,
@@ -190,7 +189,7 @@ class RecallPipeline:
         # ``prior_depth``: the query's speaker / date / time cues choose what survives the cut.
         stages, inclusion = self.config.stages, self.config.inclusion
         ranked_texts = [
-            prior_cut(q, propagate_neighbours(t, nb), depth, now, stages, inclusion)
+            cut_texts(q, t, depth, now, stages, inclusion)
             for q, t in zip(queries, texts, strict=True)
         ]
         wanted = {m.id for ms in vec for m in ms}

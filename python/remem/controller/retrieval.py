@@ -32,6 +32,7 @@ from remem.staging import STAGED, CollectionManager, StagedScore, record_metadat
 from remem.stores.episodic import EpisodicStore, search_many, turn_text
 from remem.stores.filters import And, Compare, matches
 from remem.stores.records import RecordStore
+from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.transcript import TranscriptStore
 from remem.writebehind.direct import USER_CHARS_KEY
 
@@ -55,6 +56,8 @@ class Retrieval:
         self.collections = collection_manager
         self.matcher = matcher
         self.graph_scorer = graph_scorer
+        # False: every full-text hit is built by the store (the reference HitRows equals).
+        self.hit_rows = True
 
     async def vectors(
         self, vectors: NDArray[np.float32], depth: int, options: RecallOptions
@@ -70,17 +73,23 @@ class Retrieval:
 
     async def texts(
         self, queries: Sequence[str], depth: int, options: RecallOptions
-    ) -> list[list[EpisodicHit]]:
-        """Every query's full-text hits, as ONE batch per search (the store may parallelise)."""
+    ) -> list[Sequence[EpisodicHit]]:
+        """Every query's full-text hits, as ONE batch per search (the store may parallelise).
+        With ``hit_rows`` (default) the embedded SQLite store's memory-index hits come as
+        :class:`~remem.stores.sqlite.hit_rows.HitRows` (the same hits, built when read)."""
         if "fulltext" not in options.sources:
             return [[] for _ in queries]
         # The scope is pushed into the search itself (a posting mask / WHERE), never a filter
         # of its top ``depth``.
         ns = options.namespaces
         if options.session_id is None or not options.episodic:
-            batch = await search_many(self.episodic, queries, limit=depth, namespace=ns)
+            batch: Sequence[Sequence[EpisodicHit]]
+            if self.hit_rows and isinstance(self.episodic, SQLiteEpisodicStore):
+                batch = await self.episodic.search_many_rows(queries, limit=depth, namespace=ns)
+            else:
+                batch = await search_many(self.episodic, queries, limit=depth, namespace=ns)
             if options.episodic:
-                return batch
+                return list(batch)
             return [[h for h in hits if h.kind is EpisodeKind.NOTE] for hits in batch]
         everywhere, session = await asyncio.gather(
             search_many(self.episodic, queries, limit=depth, namespace=ns),
@@ -88,7 +97,7 @@ class Retrieval:
                 self.episodic, queries, limit=depth, session_id=options.session_id, namespace=ns
             ),
         )
-        out: list[list[EpisodicHit]] = []
+        out: list[Sequence[EpisodicHit]] = []
         for notes, turns in zip(everywhere, session, strict=True):
             merged = [h for h in notes if h.kind is EpisodeKind.NOTE]
             merged += [h for h in turns if h.kind is EpisodeKind.TURN]

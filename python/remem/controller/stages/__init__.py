@@ -51,7 +51,12 @@ from remem.controller.stages.neighbours import (
     missing_neighbours,
     propagate_neighbours,
 )
-from remem.controller.stages.prior_depth import PriorDepthConfig, cut_vector, prior_cut
+from remem.controller.stages.prior_depth import (
+    PriorDepthConfig,
+    cut_texts,
+    cut_vector,
+    prior_cut,
+)
 from remem.controller.stages.priors import (
     PRIOR_NAMES,
     CandidateView,
@@ -99,6 +104,7 @@ __all__ = [
     "age_priors",
     "asked_categories",
     "asks_for_time",
+    "cut_texts",
     "cut_vector",
     "dense_feedback",
     "diversify",

@@ -163,16 +163,16 @@ def merge_feedback(
     return sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
 
 
-Search = Callable[[Sequence[str]], Awaitable[list[list[EpisodicHit]]]]
+Search = Callable[[Sequence[str]], Awaitable[Sequence[Sequence[EpisodicHit]]]]
 
 
 async def with_feedback(
     queries: Sequence[str],
-    firsts: Sequence[list[EpisodicHit]],
+    firsts: Sequence[Sequence[EpisodicHit]],
     config: FeedbackConfig,
     search: Search,
     extra: Sequence[Sequence[FeedbackDoc]] | None = None,
-) -> list[list[EpisodicHit]]:
+) -> list[Sequence[EpisodicHit]]:
     """Every query's first-search hits with its feedback search merged in: ONE ``search``
     batch for the queries that have a feedback query; the others keep their hits.
     ``extra[i]``: more feedback documents of query ``i`` (see :func:`feedback_query`)."""

@@ -29,6 +29,7 @@ from itertools import pairwise
 
 from remem.errors import ConfigError
 from remem.models import EpisodeKind, EpisodicHit
+from remem.stores.sqlite.hit_rows import HitRows
 
 __all__ = [
     "NeighbourConfig",
@@ -37,6 +38,7 @@ __all__ = [
     "expand_neighbours",
     "missing_neighbours",
     "propagate_neighbours",
+    "propagate_scores",
 ]
 
 TurnReader = Callable[[str, int, int], Awaitable[Sequence[EpisodicHit]]]
@@ -94,33 +96,46 @@ def propagate_neighbours(
     >>> propagate_neighbours([], NeighbourConfig())
     []
     """
+    return [
+        NeighbourScored(hits[i], score, share) for i, score, share in propagate_scores(hits, config)
+    ]
+
+
+def propagate_scores(
+    hits: Sequence[EpisodicHit], config: NeighbourConfig
+) -> list[tuple[int, float, float]]:
+    """:func:`propagate_neighbours` as ``(position in hits, score, share)`` rows, in its order.
+    Reads only the hits' positions and scores (of a :class:`HitRows`, its columns: no hit is
+    built)."""
+    positions, scores = _columns(hits)
     if not config.enabled or (config.before == 0 and config.after == 0) or config.weight == 0:
-        return [NeighbourScored(h, h.score, 0.0) for h in hits]
+        return [(i, score, 0.0) for i, score in enumerate(scores)]
     by_position: dict[tuple[str, int], float] = {}
-    for h in hits:
-        if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
-            key = (h.session_id, h.turn_number)
-            by_position[key] = max(by_position.get(key, 0.0), max(h.score, 0.0))
-    out: list[NeighbourScored] = []
+    for p, score in zip(positions, scores, strict=True):
+        if p is not None:
+            by_position[p] = max(by_position.get(p, 0.0), max(score, 0.0))
+    out: list[tuple[int, float, float]] = []
     offsets = (*range(-config.before, 0), *range(1, config.after + 1))
-    for h in hits:
+    for i, (p, score) in enumerate(zip(positions, scores, strict=True)):
         share = 0.0
-        if (
-            by_position
-            and h.kind is EpisodeKind.TURN
-            and h.session_id is not None
-            and h.turn_number is not None
-        ):
-            n = h.turn_number
+        if by_position and p is not None:
+            session, n = p
             for offset in offsets:
-                share += by_position.get((h.session_id, n + offset), 0.0)
+                share += by_position.get((session, n + offset), 0.0)
             share *= config.weight
-        out.append(NeighbourScored(h, h.score + share, share))
+        out.append((i, score + share, share))
     # Best first, ties in the store's order (a stable sort); the store's order is usually
     # already that (no turn gained a share), which one pass checks.
-    if any(a.score < b.score for a, b in pairwise(out)):
-        out.sort(key=lambda n: -n.score)
+    if any(a[1] < b[1] for a, b in pairwise(out)):
+        out.sort(key=lambda n: -n[1])
     return out
+
+
+def _columns(hits: Sequence[EpisodicHit]) -> tuple[list[tuple[str, int] | None], list[float]]:
+    """Every hit's turn position (None: not a turn) and score."""
+    if isinstance(hits, HitRows):
+        return hits.positions(), hits.scores()
+    return [_position(h) for h in hits], [h.score for h in hits]
 
 
 def _position(h: EpisodicHit) -> tuple[str, int] | None:
@@ -129,10 +144,12 @@ def _position(h: EpisodicHit) -> tuple[str, int] | None:
     return None
 
 
-def _windows(hits: Sequence[EpisodicHit], config: NeighbourConfig) -> set[tuple[str, int]]:
+def _windows(
+    positions: Sequence[tuple[str, int] | None], config: NeighbourConfig
+) -> set[tuple[str, int]]:
     """The positions around the first ``config.expand`` turn hits (turn numbers from 1)."""
     out: set[tuple[str, int]] = set()
-    seeds = [p for h in hits if (p := _position(h)) is not None][: config.expand]
+    seeds = [p for p in positions if p is not None][: config.expand]
     for session, n in seeds:
         out.update((session, m) for m in range(max(1, n - config.before), n + config.after + 1))
     return out
@@ -154,9 +171,10 @@ def missing_neighbours(
     """
     if not config.enabled or config.expand == 0 or (config.before == 0 and config.after == 0):
         return []
-    hit = {p for h in hits if (p := _position(h)) is not None}
+    positions = _columns(hits)[0]
+    hit = {p for p in positions if p is not None}
     wanted: dict[str, set[int]] = {}
-    for session, n in _windows(hits, config):
+    for session, n in _windows(positions, config):
         if (session, n) not in hit:
             wanted.setdefault(session, set()).add(n)
     ranges: list[tuple[str, int, int]] = []
@@ -174,18 +192,25 @@ def missing_neighbours(
 
 async def expand_neighbours(
     hits: Sequence[EpisodicHit], config: NeighbourConfig, read: TurnReader
-) -> list[EpisodicHit]:
+) -> Sequence[EpisodicHit]:
     """``hits`` followed by the missing neighbours (:func:`missing_neighbours`) that ``read``
     returns, each with score 0 (a turn read in a merged range but in no window is dropped),
-    in ``(session, turn)`` order; :func:`propagate_neighbours` then gives them their share."""
+    in ``(session, turn)`` order; :func:`propagate_neighbours` then gives them their share.
+    A :class:`HitRows` stays one (its hits unbuilt), the neighbours appended."""
     ranges = missing_neighbours(hits, config)
     if not ranges:
-        return list(hits)
-    hit = {p for h in hits if (p := _position(h)) is not None}
-    near = _windows(hits, config)
+        return hits if isinstance(hits, HitRows) else list(hits)
+    positions = _columns(hits)[0]
+    hit = {p for p in positions if p is not None}
+    near = _windows(positions, config)
     # A neighbour is in its session's scope, the scope of the hit that brought it in.
-    scopes = {h.session_id: h.namespace for h in hits if h.session_id is not None}
-    out = list(hits)
+    if isinstance(hits, HitRows):
+        scopes = {
+            s: hits.namespace(i) for i in range(len(hits)) if (s := hits.session_id(i)) is not None
+        }
+    else:
+        scopes = {h.session_id: h.namespace for h in hits if h.session_id is not None}
+    out: list[EpisodicHit] = []
     for session, first, last in ranges:
         for turn in await read(session, first, last):
             p = _position(turn)
@@ -195,4 +220,4 @@ async def expand_neighbours(
                 if session in scopes:
                     update["namespace"] = scopes[session]
                 out.append(turn.model_copy(update=update))
-    return out
+    return hits.extended(out) if isinstance(hits, HitRows) else [*hits, *out]

@@ -36,21 +36,29 @@ whose names the speaker prior looks for are the speakers among the deep hits.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from remem.controller.stages.neighbours import NeighbourScored
+from remem.controller.stages.neighbours import NeighbourScored, propagate_scores
 from remem.errors import ConfigError
-from remem.models import MemoryRecord
+from remem.models import EpisodicHit, MemoryRecord
 from remem.staging import StagedScore
+from remem.stores.sqlite.hit_rows import HitRows
 
 if TYPE_CHECKING:
     from remem.controller.stages.config import RecallStagesConfig
     from remem.lifecycle import InclusionScorerConfig
 
-__all__ = ["CUE_PRIORS", "PriorDepthConfig", "cut_indices", "cut_vector", "prior_cut"]
+__all__ = [
+    "CUE_PRIORS",
+    "PriorDepthConfig",
+    "cut_indices",
+    "cut_texts",
+    "cut_vector",
+    "prior_cut",
+]
 
 CUE_PRIORS = ("speaker", "dates", "time_expressions", "answer_type")
 """The priors read from the query that choose the cut (recency and usage do not)."""
@@ -95,6 +103,45 @@ def prior_cut(
     return [hits[i] for i in cut_indices(query, rows, depth, now, stages, inclusion)]
 
 
+def cut_texts(
+    query: str,
+    hits: Sequence[EpisodicHit],
+    depth: int,
+    now: datetime,
+    stages: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> list[NeighbourScored]:
+    """``prior_cut(query, propagate_neighbours(hits, stages.neighbours), depth, ...)`` — the
+    same list — with a :class:`NeighbourScored` built for the ``depth`` survivors only; of a
+    :class:`~remem.stores.sqlite.hit_rows.HitRows` only the survivors' hit objects are built
+    (the propagation and the cut read its columns)."""
+    scored = propagate_scores(hits, stages.neighbours)
+    keep = _cut(
+        query,
+        len(scored),
+        lambda j: _speaker(hits, scored[j][0]),
+        lambda j: (scored[j][1], *_cue(hits, scored[j][0])),
+        depth,
+        now,
+        stages,
+        inclusion,
+    )
+    return [NeighbourScored(hits[i], s, share) for i, s, share in (scored[j] for j in keep)]
+
+
+def _speaker(hits: Sequence[EpisodicHit], i: int) -> object:
+    if isinstance(hits, HitRows):
+        return hits.speaker(i)
+    return hits[i].metadata.get("speaker")
+
+
+def _cue(hits: Sequence[EpisodicHit], i: int) -> tuple[datetime, str]:
+    if isinstance(hits, HitRows):
+        return hits.cue(i)
+    h = hits[i]
+    return h.created_at, h.text
+
+
 def cut_vector(
     query: str,
     hits: Sequence[StagedScore],
@@ -129,18 +176,37 @@ def cut_indices(
     """The positions of the ``depth`` rows best by score × cue priors, ascending; a row is
     ``(score, created_at, text, speaker)`` (a speaker that is not a non-empty string: none).
     ``0..depth-1`` when the stage is off or the query has no cue."""
+    return _cut(
+        query, len(rows), lambda i: rows[i][3], lambda i: rows[i][:3], depth, now, stages, inclusion
+    )
+
+
+def _cut(
+    query: str,
+    n: int,
+    speaker_of: Callable[[int], object],
+    row_of: Callable[[int], tuple[float, datetime, str]],
+    depth: int,
+    now: datetime,
+    stages: RecallStagesConfig,
+    inclusion: InclusionScorerConfig,
+) -> list[int]:
+    """:func:`cut_indices` over ``n`` rows read by position: the speakers of all (the
+    participants the cues look for), then, only when the query has a cue, every row's
+    ``(score, created_at, text)``."""
     # Imported here: the stages' config holds this stage's config, and the priors read it.
     from remem.controller.stages.priors import CandidateView, prior_factors, query_cues
 
-    plain = list(range(min(depth, len(rows))))
-    if not stages.prior_depth.enabled or len(rows) <= depth:
+    plain = list(range(min(depth, n)))
+    if not stages.prior_depth.enabled or n <= depth:
         return plain
-    speakers = [s if isinstance(s, str) and s.strip() else None for *_, s in rows]
+    speakers = [s if isinstance(s, str) and s.strip() else None for s in map(speaker_of, range(n))]
     cues = query_cues(query, now, {s for s in speakers if s is not None}, stages)
     if not (cues.speakers or cues.windows or cues.asks_time or cues.categories):
         return plain
     weighted: list[tuple[float, int]] = []
-    for i, (score, created_at, text, _) in enumerate(rows):
+    for i in range(n):
+        score, created_at, text = row_of(i)
         view = CandidateView(created_at, 0, text, speakers[i])
         # Only the cue priors choose the cut: recency and usage are not computed for it.
         factors = prior_factors(view, cues, now, stages, inclusion, ages=(1.0, 1.0))

@@ -125,14 +125,24 @@ class HitReader:
         self._metadata: dict[str, dict[str, object]] = {}
         self._times: dict[int, datetime] = {}
 
-    def hit(self, row: tuple[Any, ...]) -> EpisodicHit:
-        id_, kind, session_id, turn, text, score, created_at_us, metadata, namespace = row
+    def meta(self, metadata: str) -> dict[str, object]:
+        """The decoded metadata text (shared: copy before handing it out)."""
         meta = self._metadata.get(metadata)
         if meta is None:
             meta = self._metadata[metadata] = load_metadata(metadata)
+        return meta
+
+    def at(self, created_at_us: int) -> datetime:
+        """The UTC datetime of a microsecond timestamp."""
         at = self._times.get(created_at_us)
         if at is None:
             at = self._times[created_at_us] = from_micros(created_at_us)
+        return at
+
+    def hit(self, row: tuple[Any, ...]) -> EpisodicHit:
+        id_, kind, session_id, turn, text, score, created_at_us, metadata, namespace = row
+        meta = self.meta(metadata)
+        at = self.at(created_at_us)
         return trusted(
             EpisodicHit,
             {

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, overload
 
 from remem.errors import ConfigError
 from remem.models import DaySummary, EpisodicHit, TranscriptEntry
@@ -45,6 +45,7 @@ from remem.stores.sqlite.episode_search import (
 )
 from remem.stores.sqlite.episode_snapshot import discard_temp_snapshots
 from remem.stores.sqlite.episodic_schema import COLUMNS, IMMUTABLE, SCHEMA, add_namespaces
+from remem.stores.sqlite.hit_rows import HitRows
 from remem.stores.sqlite.readers import ReaderPool
 from remem.stores.sqlite.search_identity import ensure_search_identity
 from remem.stores.transcript import check_entries, check_session_id
@@ -264,26 +265,78 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
             raise wrap_sqlite_error(exc, "searching episodes") from exc
         return [[] if r is None else next(found) for r in requests]
 
+    async def search_many_rows(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+        namespace: Namespaces = None,
+    ) -> list[Sequence[EpisodicHit]]:
+        """:meth:`search_many`'s hits, those of the memory index as
+        :class:`~remem.stores.sqlite.hit_rows.HitRows` (the hit objects built only when read:
+        recall reads the columns of all and the objects of the few it keeps). Equal, hit for
+        hit, to :meth:`search_many`; the FTS5 path returns its lists."""
+        self._check_open()
+        if self._episodes is None:
+            return list(
+                await self.search_many(
+                    queries, limit=limit, session_id=session_id, namespace=namespace
+                )
+            )
+        requests = [
+            search_request(q, limit, session_id, None, None, self.full_text, namespace)
+            for q in queries
+        ]
+        todo = [r for r in requests if r is not None]
+        if not todo:
+            return [[] for _ in requests]
+        found = iter(await self._search_memory(self._episodes, todo, rows=True))
+        return [[] if r is None else next(found) for r in requests]
+
     async def _search_fts5(self, request: EpisodeQuery) -> list[EpisodicHit]:
         try:
             return await self._db.run(lambda conn: read_hits(conn, fts5_plan(request)))
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, "searching episodes") from exc
 
+    @overload
     async def _search_memory(
         self, episodes: EpisodeIndex, requests: list[EpisodeQuery]
-    ) -> list[list[EpisodicHit]]:
+    ) -> list[list[EpisodicHit]]: ...
+    @overload
+    async def _search_memory(
+        self, episodes: EpisodeIndex, requests: list[EpisodeQuery], rows: Literal[True]
+    ) -> list[Sequence[EpisodicHit]]: ...
+    async def _search_memory(
+        self, episodes: EpisodeIndex, requests: list[EpisodeQuery], rows: bool = False
+    ) -> list[list[EpisodicHit]] | list[Sequence[EpisodicHit]]:
         def search(conn: sqlite3.Connection) -> list[list[EpisodicHit]]:
             # On the worker thread: the catch-up (and any merge) never blocks the event loop.
             view = episodes.catch_up(conn)
-            rows = fetch_hits(conn, requests, view.candidates_many(requests))
+            found_rows = fetch_hits(conn, requests, view.candidates_many(requests))
             reader = HitReader()
             return [
                 read_hits(conn, fts5_plan(r))
                 if found is None
                 else [reader.hit(row) for row in found]
-                for r, found in zip(requests, rows, strict=True)
+                for r, found in zip(requests, found_rows, strict=True)
             ]
+
+        def search_rows(conn: sqlite3.Connection) -> list[Sequence[EpisodicHit]]:
+            view = episodes.catch_up(conn)
+            found_rows = fetch_hits(conn, requests, view.candidates_many(requests))
+            reader = HitReader()
+            return [
+                read_hits(conn, fts5_plan(r)) if found is None else HitRows(found, reader)
+                for r, found in zip(requests, found_rows, strict=True)
+            ]
+
+        if rows:
+            try:
+                return await self._db.run(search_rows)
+            except sqlite3.Error as exc:
+                raise wrap_sqlite_error(exc, "searching episodes") from exc
 
         try:
             return await self._db.run(search)
