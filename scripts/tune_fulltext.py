@@ -59,6 +59,7 @@ CANDIDATES = tuple(
             something anything things thing get got go going went like mention mentioned say
             said tell told specific particular ones someone recently
             does did when would could should
+            s m re ve ll d
             """.split()  # noqa: SIM905
         )
         - STOPWORDS

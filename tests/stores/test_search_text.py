@@ -176,6 +176,21 @@ def test_question_words_are_query_stop_words() -> None:
     assert query_terms("likely kind") == ["like", "kind"]  # never emptied
 
 
+def test_a_contraction_tail_after_a_stop_word_is_a_stop_word() -> None:
+    assert query_terms("What's my job?") == ["job"]
+    assert query_terms("I'm asking where you're from and what we've got") == ["ask"]
+    # After a content word the tail is the possessive and stays, even if another use of it
+    # in the same query follows a stop word.
+    assert query_terms("What is Caroline's job?") == ["carolin", "s", "job"]
+    assert query_terms("What's Caroline's job?") == ["s", "carolin", "job"]
+    # "t" carries a negation; a query made only of stop words keeps them all.
+    assert "t" in query_terms("Why don't I like it?")
+    assert query_terms("it's") == ["it", "s"]
+    # Another language's stop words: the English rule does not fire on their words.
+    french = FullTextConfig(language=None, stopwords=frozenset({"le", "la"}))
+    assert french.query_terms("what's up") == ["what", "s", "up"]
+
+
 def test_stemming_from_many_threads_agrees(monkeypatch: pytest.MonkeyPatch) -> None:
     """PyStemmer objects are not thread-safe: each thread must get its own, and a cache cleared
     by another thread must not lose a stem."""
