@@ -83,6 +83,7 @@ from remem.controller.stages import (
     RecallStagesConfig,
     SessionConfig,
 )
+from remem.controller.stages.question_form import QuestionFormConfig
 from remem.controller.writes import MemorySpec
 from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
 from remem.embeddings.pieces import PiecesConfig, split_pieces
@@ -351,6 +352,11 @@ async def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--dense", action="store_true", help="only the default and the DENSE rows")
     parser.add_argument(
+        "--question-form",
+        action="store_true",
+        help="the question-form stage off, on, off again",
+    )
+    parser.add_argument(
         "--answer-type",
         action="store_true",
         help="the answer-type prior off, per ANSWER_TYPE boost",
@@ -443,6 +449,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
             args.feedback
             or args.diversity
             or args.dense
+            or args.question_form
             or args.new
             or args.rerank
             or args.rerank_bounds
@@ -533,6 +540,13 @@ async def main(argv: Sequence[str] | None = None) -> int:
                 trial = dataclasses.replace(best, rerank=bounded)
                 await run(f"rerank on {label}", trial, features=weights)
             await run("rerank off (again)", off, features=weights)
+            return 0
+        if args.question_form:
+            plain = best.without("question_form")
+            framed = dataclasses.replace(best, question_form=QuestionFormConfig(enabled=True))
+            await run("question form off", plain, features=weights)
+            await run("question form on", framed, features=weights)
+            await run("question form off (again)", plain, features=weights)
             return 0
         if args.dense:
             await run("default", best, features=weights)

@@ -29,6 +29,7 @@ from remem.controller.priming import PrimingSources, prime_session
 from remem.controller.recall_options import check_queries, query_batch, recall_options
 from remem.controller.scope_checks import is_multi, read_scopes
 from remem.controller.scoped import keyed_facts_in
+from remem.controller.stages.question_form import statement_forms
 from remem.controller.state import ControllerState
 from remem.controller.writes import check_query_vector
 from remem.models import EpisodicHit, MemoryRecord, MemoryStage, ScoredMemory, TranscriptSession
@@ -191,7 +192,9 @@ class ReadAPI(ControllerState):
         require_scope(options.namespaces, multi=is_multi(self.config), action="recall")
         if not queries:
             return []
-        batch = await query_batch(self.collection_manager.embeddings, queries, vectors, options)
+        # ``question_form``: the semantic retriever embeds each question's statement form.
+        embedded = statement_forms(queries, self._recall.config.stages.question_form)
+        batch = await query_batch(self.collection_manager.embeddings, embedded, vectors, options)
         await self.writes.barrier()
         # See remem.controller.gc_pause: the collector cost a large share. The access note is
         # inside the pause too: its flush reads every recalled record back (reinforcement), and

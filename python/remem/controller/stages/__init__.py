@@ -22,6 +22,9 @@
   hits' (Rocchio) and the vector search runs again (before fusion; off by default);
 * :mod:`~remem.controller.stages.rerank` — the best candidates re-ordered by a fitted dot
   product of richer features (after the priors);
+* :mod:`~remem.controller.stages.question_form` — the semantic retriever embeds a question as
+  the statement it asks about ("What do Melanie's kids like?" → "Melanie's kids like"; before
+  retrieval; off by default);
 * :mod:`~remem.controller.stages.conflicts` — among different values of one keyed fact, the
   newest wins.
 

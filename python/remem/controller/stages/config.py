@@ -20,6 +20,7 @@ from remem.controller.stages.feedback import FeedbackConfig
 from remem.controller.stages.neighbours import NeighbourConfig
 from remem.controller.stages.prior_depth import PriorDepthConfig
 from remem.controller.stages.question_dates import DatePriorConfig
+from remem.controller.stages.question_form import QuestionFormConfig
 from remem.controller.stages.recency import RecencyPriorConfig
 from remem.controller.stages.rerank import RerankConfig
 from remem.controller.stages.sessions import SessionConfig
@@ -43,6 +44,7 @@ _KINDS: dict[str, type] = {
     "dense_feedback": DenseFeedbackConfig,
     "rerank": RerankConfig,
     "answer_type": AnswerTypePriorConfig,
+    "question_form": QuestionFormConfig,
 }
 STAGE_NAMES: tuple[str, ...] = tuple(_KINDS)
 
@@ -64,6 +66,7 @@ class RecallStagesConfig:
     dense_feedback: DenseFeedbackConfig = field(default_factory=DenseFeedbackConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
     answer_type: AnswerTypePriorConfig = field(default_factory=AnswerTypePriorConfig)
+    question_form: QuestionFormConfig = field(default_factory=QuestionFormConfig)
 
     def __post_init__(self) -> None:
         for name, kind in _KINDS.items():
