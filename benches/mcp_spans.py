@@ -1,6 +1,6 @@
 """Where an MCP ``recall`` over stdio spends its milliseconds, span by span (issue #20).
 
-Run: ``python -m benches.mcp_spans DIR [--calls N] [--no-freeze]`` — builds
+Run: ``python -m benches.mcp_spans DIR [--calls N] [--no-freeze] [--loop L]`` — builds
 ``bench_serve``'s 10k-memory world in ``DIR/memory`` once (kept for later runs), spawns ``remem
 mcp`` on it under the SDK's own ``Client`` over stdio (this module is the child: ``--serve``
 wraps the CLI), makes 20 warm-up and N timed ``recall`` calls one after another, and prints each
@@ -21,7 +21,7 @@ processes), taken by wrappers around the SDK's and remem's functions:
 
 It also counts the server's garbage collections that started inside the timed calls, by
 generation (``gc.callbacks``). ``--no-freeze`` serves without freezing the startup heap
-(:mod:`remem.service.heap`), for the A/B.
+(:mod:`remem.service.heap`), for the A/B; ``--loop`` is passed to ``remem mcp``.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def serve(argv: list[str]) -> int:
     return main(["mcp", *argv])
 
 
-async def measure(directory: Path, calls: int, freeze: bool) -> None:
+async def measure(directory: Path, calls: int, freeze: bool, loop: str | None) -> None:
     import mcp.client.stdio as client_stdio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
@@ -169,6 +169,7 @@ async def measure(directory: Path, calls: int, freeze: bool) -> None:
     client_stdio._parse_line = noted
     env = child_env({MARKS_ENV: str(marks_file), NO_FREEZE_ENV: "0" if freeze else "1"})
     args = ["-m", "benches.mcp_spans", "--serve", "--dir", str(memory), "--embeddings", "hashing"]
+    args += ["--loop", loop] if loop else []
     params = StdioServerParameters(command=sys.executable, args=args, env=env)
     async with Client(params) as client:
         for q in queries(20, seed=1):
@@ -189,11 +190,15 @@ async def measure(directory: Path, calls: int, freeze: bool) -> None:
             gcs.append((label, int(times[0]), int(times[1])))
         else:
             server.append((label, int(times[0])))
-    report(sorted(marks + server, key=lambda m: m[1]), gcs, windows, freeze)
+    report(sorted(marks + server, key=lambda m: m[1]), gcs, windows, freeze, loop)
 
 
 def report(
-    marks: Marks, gcs: list[tuple[str, int, int]], windows: list[tuple[int, int]], freeze: bool
+    marks: Marks,
+    gcs: list[tuple[str, int, int]],
+    windows: list[tuple[int, int]],
+    freeze: bool,
+    loop: str | None,
 ) -> None:
     per_call: list[dict[str, int]] = []
     for label, at in marks:
@@ -201,7 +206,10 @@ def report(
             per_call.append({})
         if per_call and label not in per_call[-1]:
             per_call[-1][label] = at
-    print(f"MCP recall over stdio, {len(per_call)} calls, startup heap frozen: {freeze}")
+    print(
+        f"MCP recall over stdio, {len(per_call)} calls, startup heap frozen: {freeze}, "
+        f"loop: {loop or 'default'}"
+    )
     print(f"  {'span':<24} {'p50':>7} {'mean':>7}  (ms)")
     for name, start, end in SPANS:
         spans = [(c[end] - c[start]) / 1e6 for c in per_call if start in c and end in c]
@@ -232,9 +240,10 @@ def main() -> None:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--no-freeze", action="store_true")
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default=None)
     args = parser.parse_args()
     args.directory.mkdir(parents=True, exist_ok=True)
-    asyncio.run(measure(args.directory, args.calls, not args.no_freeze))
+    asyncio.run(measure(args.directory, args.calls, not args.no_freeze, args.loop))
 
 
 if __name__ == "__main__":
