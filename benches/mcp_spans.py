@@ -5,7 +5,9 @@ Run: ``python -m benches.mcp_spans DIR [--calls N] [--no-freeze] [--loop L]`` �
 mcp`` on it under the SDK's own ``Client`` over stdio (this module is the child: ``--serve``
 wraps the CLI), makes 20 warm-up and N timed ``recall`` calls one after another, and prints each
 span's p50 and mean in ms. Marks are ``perf_counter_ns`` (CLOCK_MONOTONIC: one clock for both
-processes), taken by wrappers around the SDK's and remem's functions:
+processes), taken by wrappers around the SDK's and remem's functions; a span between two marks
+of one server thread also gets that thread's CPU time (``thread_time_ns``), to tell work from
+waiting:
 
     client → server line     the client's call_tool until the server's loop parses the line
     line → dispatch          the SDK's receive loop until its request handler starts
@@ -33,6 +35,7 @@ import gc
 import os
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,6 +58,19 @@ MARKS_ENV = "REMEM_MCP_SPANS_MARKS"
 NO_FREEZE_ENV = "REMEM_MCP_SPANS_NO_FREEZE"
 
 Marks = list[tuple[str, int]]
+ThreadTimes = dict[str, tuple[int, int]]
+
+
+class ServerMarks(Marks):
+    """Marks that also note, by label, the marking thread's CPU time and identity."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[tuple[str, int, int]] = []
+
+    def append(self, mark: tuple[str, int]) -> None:
+        super().append(mark)
+        self.threads.append((mark[0], time.thread_time_ns(), threading.get_ident()))
 
 
 def _around(marks: Marks, owner: Any, name: str, label: str, *, is_async: bool) -> None:
@@ -98,7 +114,7 @@ def serve(argv: list[str]) -> int:
     from remem.cli import main
     from remem.service import MemoryService
 
-    marks: Marks = []
+    marks = ServerMarks()
     collections: list[tuple[int, int, int]] = []
     started = [0]
 
@@ -138,10 +154,11 @@ def serve(argv: list[str]) -> int:
 
     def dump() -> None:
         with open(os.environ[MARKS_ENV], "w") as out:
-            for label, at in marks:
-                out.write(f"{label} {at}\n")
+            for (label, at), (_, cpu, thread) in zip(marks, marks.threads, strict=True):
+                out.write(f"{label} {at} {cpu} {thread}\n")
             for generation, start, end in collections:
                 out.write(f"gc{generation} {start} {end}\n")
+            out.write(f"frozen {gc.get_freeze_count()} {len(gc.get_objects())}\n")
 
     atexit.register(dump)
     return main(["mcp", *argv])
@@ -183,18 +200,30 @@ async def measure(directory: Path, calls: int, freeze: bool, loop: str | None) -
             marks.append(("cli_call1", end))
             windows.append((start, end))
     server: Marks = []
+    heap = ""
+    threads: list[ThreadTimes] = []
     gcs: list[tuple[str, int, int]] = []
     for line in marks_file.read_text().splitlines():
         label, *times = line.split()
-        if label.startswith("gc"):
+        if label == "frozen":
+            heap = f"{int(times[0]):,} frozen, {int(times[1]):,} tracked at exit"
+        elif label.startswith("gc"):
             gcs.append((label, int(times[0]), int(times[1])))
         else:
             server.append((label, int(times[0])))
-    report(sorted(marks + server, key=lambda m: m[1]), gcs, windows, freeze, loop)
+            if label == "srv_line":
+                threads.append({})
+            if threads and label not in threads[-1]:
+                threads[-1][label] = (int(times[1]), int(times[2]))
+    warm = len(threads) - len(windows)  # the warm-up calls' lines come first
+    merged = sorted(marks + server, key=lambda m: m[1])
+    report(merged, threads[warm:], gcs, windows, freeze, loop)
+    print(f"  server heap: {heap}")
 
 
 def report(
     marks: Marks,
+    threads: list[ThreadTimes],
     gcs: list[tuple[str, int, int]],
     windows: list[tuple[int, int]],
     freeze: bool,
@@ -210,10 +239,19 @@ def report(
         f"MCP recall over stdio, {len(per_call)} calls, startup heap frozen: {freeze}, "
         f"loop: {loop or 'default'}"
     )
-    print(f"  {'span':<24} {'p50':>7} {'mean':>7}  (ms)")
+    print(f"  {'span':<24} {'p50':>7} {'mean':>7} {'thread CPU p50':>15}  (ms)")
     for name, start, end in SPANS:
         spans = [(c[end] - c[start]) / 1e6 for c in per_call if start in c and end in c]
-        print(f"  {name:<24} {statistics.median(spans):7.3f} {statistics.mean(spans):7.3f}")
+        cpu = [
+            (t[end][0] - t[start][0]) / 1e6
+            for t in threads
+            if start in t and end in t and t[start][1] == t[end][1]
+        ]
+        on_thread = f"{statistics.median(cpu):15.3f}" if len(cpu) * 2 > len(spans) else ""
+        print(
+            f"  {name:<24} {statistics.median(spans):7.3f} {statistics.mean(spans):7.3f}"
+            f"{' ' + on_thread if on_thread else ''}"
+        )
     totals = [(c["cli_call1"] - c["cli_call0"]) / 1e6 for c in per_call]
     around = [
         t - (c["recall1"] - c["recall0"]) / 1e6 for t, c in zip(totals, per_call, strict=True)

@@ -4,13 +4,14 @@
         server = build_server(service)
         freeze_startup_heap()          # then serve
 
-Why: a served process keeps everything startup made — modules, classes, pydantic's schemas, the
-SDK's and the stores' objects, ~160k tracked objects for ``remem mcp`` at 10k memories — and
-CPython's cyclic collector walks all of them on every full (generation-2) collection, inside
-whichever request allocated next. Over 300 MCP recalls at 10k memories one such collection ran
-and stalled its call for 293 ms (``benches/mcp_spans.py``, which counts the server's collections
-during the timed calls); with the startup heap frozen none ran over the same calls, and the
-young-generation collections (44 of generation 0, 4 of 1, ~20 ms in all) were unchanged.
+Why: a served process keeps everything startup made — modules, classes, pydantic's schemas,
+the SDK's and the stores' objects: 131k of the 163k objects ``remem mcp`` tracks at 10k
+memories — and CPython's cyclic collector walks all of them on every full (generation-2)
+collection, inside whichever request allocated next. Over 300 MCP recalls at 10k memories one
+such collection ran and stalled its call by 129 and 175 ms in two runs (``python -m
+benches.mcp_spans DIR --no-freeze`` counts the server's collections during the timed calls);
+with the startup heap frozen none ran over the same calls, and the young-generation collections
+(~44 of generation 0 and 4 of 1, ~20 ms in all) were unchanged.
 
 Contract: one full collection, then every object alive is moved to the collector's permanent
 generation (:func:`gc.freeze`), which later collections never traverse. Those objects are never
