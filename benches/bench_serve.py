@@ -115,6 +115,53 @@ uvloop takes 1.0-2.9 ms off, and REST - in-process met its target (≤ 2) in two
 (1.16, 1.78; 2.01 and 2.46 in the others). MCP stdio (target ≤ 10 ms) is not met: the recall
 itself takes 7-8 ms here and the SDK ~4 ms more.
 
+Where the MCP milliseconds go, span by span (issue 20, session 13; ``python -m
+benches.mcp_spans DIR --calls 300``: ``perf_counter_ns`` marks in both processes around the
+SDK's and remem's functions, and the marking thread's CPU time when both ends of a span are on
+one server thread; 300 sequential recalls at 10k memories, load average 4.0), p50 ms, thread CPU
+in brackets: client call → the server's loop has the line 0.91; the SDK's receive loop until its
+handler starts 0.60 [0.59]; its runner, middleware and Context until Tool.run 0.39 [0.39];
+argument validation 0.05; the recall 10.44 [5.63 on the loop thread]; tool_result 0.17 [0.15];
+the SDK's result shaping 0.25 [0.24]; until the response reaches the stdout writer 0.33 [0.32];
+until the writer's worker thread writes 0.36; the pipe until the client has the line 0.32; the
+client's parsing and output-schema check 2.49 — 5.9 ms around the recall (the sum of the p50s;
+the p50 of call − recall per call is 8.8, call 19.7). The SDK's server spans are CPU, not
+waiting: anyio's and the SDK's layers per message (loop iterations, worker-thread submissions,
+pydantic models, middleware), no single hot spot remem can take out. uvloop under the same
+spans (``--loop``, alternating, two runs each): call − recall 6.23 / 6.33 ms (asyncio) vs 6.83 /
+7.38 (uvloop) — ``remem mcp`` stays on asyncio.
+
+What a result's shape costs (``python -m benches.mcp_result_cost DIR``: 100 captured 10-hit
+responses of 10.3 kB, process time per result, best of 7), ms: the server's encoding 0.066 with
+the JSON text block, 0.041 with a short text; the client's parse of the line 0.107 vs 0.098 —
+so the text that repeats the structured content (what the MCP spec asks of a tool with
+structured output, and what a client without structured-content support shows its model)
+costs ~0.03 ms a call and stays. The client's output-schema check: 1.096 against the published
+(flat) schema, 1.091 / 1.081 declaring draft-07 / draft-04 (not worth leaving 2020-12), 0.976
+without the fields left at an empty default (``valid_from`` null, ``metadata`` {}), 0.810 with
+hits flattened (the memory's fields beside score, sources and explanation, without its
+namespace). Neither shape change was made: each changes what MCP clients read for ≤ 0.3 ms of
+a ~15 ms call, and the check's cost is per validated node (163 for 10 hits), which only fewer
+fields lower.
+
+What did change: ``remem mcp`` freezes its startup heap (remem.service.heap). Over 300 recalls
+the server ran one full collection (131k objects from startup, 163k in all) inside a call —
+128.8 and 174.7 ms (``python -m benches.mcp_spans DIR --no-freeze``, two runs); frozen, none ran
+(two runs; the ~44 young collections, ~17 ms in all, are unchanged). p50 is unchanged: this
+bench, before → after alternating (``REMEM_BENCH_SERVE_OPS=100 REMEM_BENCH_SERVE_SAMPLES=400
+pytest benches/bench_serve.py -s --benchmark-disable -p no:randomly``, before from a detached
+worktree of the parent commit), p50 / p99 ms:
+
+    run        load   in-process    MCP stdio      MCP - in-process
+    before 1   4.8    11.04 / 89.0   19.11 / 87.4   8.07
+    after 1    3.4     8.67 / 52.4   14.50 / 56.6   5.83
+    before 2   4.8     9.27 / 76.1   14.37 / 70.6   5.10
+    after 2    5.8     8.85 / 58.3   14.61 / 65.5   5.76
+
+(400 calls rarely hold the one stalled call, and the machine's load sets p99.) MCP stdio p50 ≤
+10 ms is not met: ~5-6 ms of the call is the SDK's two ends (above), so the recall itself would
+have to take ≤ 4-5 ms here.
+
 Run: pytest benches/bench_serve.py -s -p no:randomly
      REMEM_BENCH_SERVE_N=10000 REMEM_BENCH_SERVE_OPS=1000 (the defaults: the issue's sizes)
 """
