@@ -242,6 +242,13 @@ per run, runs the 50-query warm-up, three ``recall_many`` of the 1,000 queries
     bench recall p50 / p95                8.01 / 12.74 ms             7.03 / 9.83 ms
     bench stages total (s)                2.79 (rank 0.82,            2.21 (rank 0.69,
                                           eligible 0.13)              eligible 0.19)
+    bench_controller 10k-prose recall     distinct 13.85 ms,          distinct 8.18 ms,
+      (median of 20, load ~2)             repeated 8.53 ms            repeated 6.50 ms
+
+The bench_controller row is ``nice python -m pytest benches/bench_controller.py --benchmark-only
+-s -p no:randomly -k "10k-prose and recall_p50 and remem"``, one run per side back to back; an
+earlier pair during a load spike (to ~6) gave distinct 11.3 → 12.6 ms and repeated 6.5 → 13.6
+ms, so read it as direction, not size.
 
 The cyclic collector's time over a run grew (0.59-0.66 → 0.71-0.91 s: the memo's records are
 live objects it walks), which eats part of the gain. The targets stay far off (~2.4 ms CPU a
