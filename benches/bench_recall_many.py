@@ -206,6 +206,58 @@ survivors that are notes could stay rows: ``NeighbourScored`` would carry id and
 build the hit for turns only), the columns read as numpy arrays from the native index instead
 of per-row tuples, and the record read (``row_to_record``) for the ~15 notes a query.
 
+Issue #21 / #20, recall21f (10k only): the per-query Python around the kernels. cProfile of one
+1,000-query batch and of 200 single recalls (main thread; the store's worker threads add
+~0.55 s CPU a batch: ``time.process_time`` minus ``time.thread_time``) had the record read
+first for a single recall: ~56 records a query decoded by ``row_to_record`` (~13 µs each) for
+~10 returned, then ``trusted`` model constructions, ``gather``, the graph query matcher and the
+speaker reads of the prior cut. Changed, each with the results identical (the returned ids
+were equal before and after; ``tests/controller/test_columnar_rank.py``,
+``test_recall_many_equivalence.py`` and ``test_hit_rows.py`` pass on both backends):
+
+* the eligibility read is ``get_shared`` (:mod:`remem.stores.shared.record_memo`): the
+  embedded record store decodes a row of its row cache once while that same row object is
+  held (a write replaces the row, so a changed record is decoded again), up to 20,000 decoded
+  records (~3.5 kB each); results carry ``detached`` copies that own their metadata
+  (``tests/controller/test_recall_shared_records.py``); PostgreSQL decodes every read as before;
+* ``row_to_record`` looks enum values up in a dict and decodes integer-microsecond times
+  inline (min of 25 runs: 13.4 → 9.0 µs a record with empty metadata, 14.0 → 11.1 with one key);
+* the prior cut reads the hits' speakers as one ``HitRows.speakers()`` column, and a turn
+  hit's filter check builds no metadata when the recall has no filter or session.
+
+Measured back to back at load average 1.1-1.5 (the "before" side a ``git archive`` of df1868c
+on ``PYTHONPATH``): CPU rows from a throwaway script (not kept) that copies one 10k bench world
+per run, runs the 50-query warm-up, three ``recall_many`` of the 1,000 queries
+(``time.process_time``; batches 2-3 below, the first pays the cold decode) and 200 single
+``recall`` calls (CPU p50); three runs per side, alternated; the bench row is one run each of
+``nice python -m pytest benches/bench_recall_many.py --benchmark-only -s -p no:randomly -k 10k``
+(load average ~2.5-4, wall seconds):
+
+    figure (10k)                          before (df1868c)            after
+    CPU s per 1,000-query batch (6)       2.42-2.77 (mean 2.60)       2.13-2.89 (mean 2.43)
+      of it the main thread (6)           1.81-2.12 (mean 1.90)       1.56-2.06 (mean 1.74)
+    single recall CPU p50 (3 runs)        11.3 / 10.0 / 8.5 ms        9.5 / 6.8 / 6.4 ms
+    single recall wall p50 (3 runs)       10.2 / 9.1 / 7.6 ms         8.7 / 6.2 / 5.9 ms
+    bench q/s remem                       325.9                       438.5
+    bench recall p50 / p95                8.01 / 12.74 ms             7.03 / 9.83 ms
+    bench stages total (s)                2.79 (rank 0.82,            2.21 (rank 0.69,
+                                          eligible 0.13)              eligible 0.19)
+    bench_controller 10k-prose recall     distinct 13.85 ms,          distinct 8.18 ms,
+      (median of 20, load ~2)             repeated 8.53 ms            repeated 6.50 ms
+
+The bench_controller row is ``nice python -m pytest benches/bench_controller.py --benchmark-only
+-s -p no:randomly -k "10k-prose and recall_p50 and remem"``, one run per side back to back; an
+earlier pair during a load spike (to ~6) gave distinct 11.3 → 12.6 ms and repeated 6.5 → 13.6
+ms, so read it as direction, not size.
+
+The cyclic collector's time over a run grew (0.59-0.66 → 0.71-0.91 s: the memo's records are
+live objects it walks), which eats part of the gain. The targets stay far off (~2.4 ms CPU a
+query in a batch, ~7 ms a single recall at 10k); what is left is spread thin: model
+constructions for the cut's surviving hits and the results, ``gather``, the graph matcher
+(~0.7 ms a query under cProfile, its n-gram normalisation and fuzzy look-ups per query), and
+the decoded records the access note invalidates after every recall (it rewrites the returned
+records' rows, so those ~10 a query are decoded again by the next recall that reads them).
+
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
 """

@@ -130,6 +130,7 @@ def test_hit_rows_columns_and_cut_equal_the_built_hits(tmp_path: Path) -> None:
                         (ref.position(i), ref.score(i), ref.speaker(i), ref.cue(i))
                         for i in range(len(ref))
                     ]
+                    unbuilt = ref.speakers()
                     objs = [
                         (
                             (h.session_id, h.turn_number) if h.kind is EpisodeKind.TURN else None,
@@ -142,6 +143,7 @@ def test_hit_rows_columns_and_cut_equal_the_built_hits(tmp_path: Path) -> None:
                     assert cols == objs
                     assert ref.positions() == [c[0] for c in cols]
                     assert ref.scores() == [c[1] for c in cols]
+                    assert unbuilt == ref.speakers() == [c[2] for c in cols]
                 reference = prior_cut(
                     q,
                     propagate_neighbours(list(hits), stages.neighbours),

@@ -22,6 +22,7 @@ from remem.errors import (
 )
 from remem.models import MemoryKind, MemoryRecord, MemoryStage
 from remem.stores import GraphStore, RecordStore
+from remem.stores.base.records import RecordStoreBase
 from remem.stores.duckdb import DuckDBDatabase, DuckDBGraphStore, DuckDBRecordStore
 from remem.stores.postgres.graph import PostgresGraphStore
 from remem.stores.postgres.records import PostgresRecordStore
@@ -62,6 +63,31 @@ async def test_protocol_and_exact_round_trip(store: RecordStore) -> None:
     assert got[0].lifecycle.created_at.tzinfo is not None
     assert got[0].lifecycle.created_at.utcoffset() == timedelta(0)
     assert got[0].lifecycle.accessed_at == rich[0].lifecycle.accessed_at  # microseconds kept
+
+
+async def test_get_shared_equals_get_after_every_write(store: RecordStore) -> None:
+    assert isinstance(store, RecordStoreBase)
+    recs = [rich_record(i) for i in range(4)]
+    await store.put(recs)
+    ids = [r.id for r in recs]
+    assert await store.get_shared([]) == {}
+    with pytest.raises(InvalidArgumentError):
+        await store.get_shared(ids[0])
+    got = await store.get_shared([ids[2], "gone", *ids, ids[1]])
+    assert list(got) == [ids[2], *ids[:2], ids[3]]  # first asked order, missing left out
+    assert list(got.values()) == await store.get(list(got))
+    later = T0 + timedelta(hours=1)
+    await store.upsert([rich_record(0).model_copy(update={"text": "changed"})])
+    await store.record_accesses([ids[1]], [0.5], later)
+    await store.supersede(ids[3], ids[0], at=later)
+    await store.delete([ids[2]])
+    got = await store.get_shared(ids)
+    assert list(got) == [ids[0], ids[1], ids[3]]
+    assert list(got.values()) == await store.get(list(got))
+    count = recs[1].lifecycle.access_count
+    assert got[ids[0]].text == "changed"
+    assert got[ids[1]].lifecycle.access_count == count + 1
+    assert got[ids[3]].superseded_by == ids[0]
 
 
 async def test_small_and_bulk_puts_store_the_same_rows(store: RecordStore) -> None:

@@ -72,6 +72,8 @@ def turn_allowed(hit: EpisodicHit, options: RecallOptions) -> bool:
     """Whether a turn hit passes the batch's session scope and filters."""
     if options.session_id is not None and hit.session_id != options.session_id:
         return False
+    if options.where_node is None:
+        return True
     # A turn is in its session's namespace, so filters={"namespace": "B"} keeps B's own turns.
     meta: dict[str, Any] = {"kind": "note", "namespace": hit.namespace, "stage": "episodic"}
     if hit.session_id is not None:

@@ -20,6 +20,7 @@ from remem.controller.config import FusionConfig
 from remem.controller.fusion import Fused, describe_fusion
 from remem.models import ScoredMemory
 from remem.models.base import trusted
+from remem.stores.shared.record_memo import detached
 
 
 def scored_memory(
@@ -48,9 +49,12 @@ def scored_memory(
         conflict=1.0,
     )
     signals.update(factors)
+    # The eligibility read's records may be shared with other reads: a result owns its copy.
     record = c.record
     if record is None:
         record = turn_record(c) if c.turn is not None else graph_record(c)
+    else:
+        record = detached(record)
     explanation = (
         f"{final:.4g} = fusion {f.score:.4g} [{describe_fusion(f, fusion)}]"
         f" × recency {recency:.3f} ({hours:.1f} h old)"

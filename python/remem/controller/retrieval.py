@@ -31,7 +31,7 @@ from remem.models import EpisodeKind, EpisodicHit, MemoryRecord, MemoryStage
 from remem.staging import STAGED, CollectionManager, StagedScore, record_metadata
 from remem.stores.episodic import EpisodicStore, search_many, turn_text
 from remem.stores.filters import And, Compare, matches
-from remem.stores.records import RecordStore
+from remem.stores.records import RecordStore, get_existing
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.transcript import TranscriptStore
 from remem.writebehind.direct import USER_CHARS_KEY
@@ -146,26 +146,24 @@ class Retrieval:
         return await self.graph_scorer.score(query, mentions, at=now, limit=depth)
 
     async def eligible(self, ids: Sequence[str], options: RecallOptions) -> dict[str, MemoryRecord]:
-        """The records of ``ids`` that may be recalled, by id (a missing one is skipped)."""
+        """The records of ``ids`` that may be recalled, by id (a missing one is skipped).
+
+        Read with :func:`~remem.stores.records.get_existing` (``get_shared`` where the store has
+        it: records possibly shared with earlier reads, decoded once per stored row), which
+        recall never changes and returns only as
+        :func:`~remem.stores.shared.record_memo.detached` copies (``scored_memory``).
+        """
         if not ids:
             return {}
-        try:
-            found = await self.records.get(ids)
-        except NotFoundError:
-            # A vector or note whose record is gone (e.g. a compensated write): skip it.
-            found = []
-            for i in ids:
-                try:
-                    found += await self.records.get([i])
-                except NotFoundError:
-                    continue
+        found = await get_existing(self.records, ids)
         allowed = set(options.memory_stages)
+        node = options.where_node
         return {
             r.id: r
-            for r in found
+            for r in found.values()
             if r.superseded_by is None
             and r.lifecycle.stage in allowed
-            and matches(options.where_node, record_metadata(r))
+            and (node is None or matches(node, record_metadata(r)))
         }
 
 

@@ -11,7 +11,8 @@ vector change that follows waits with it::
     await records.update_lifecycle(updates)   # waits while the gate is closed, then writes
 
 Gated: ``put``, ``upsert``, ``update_lifecycle``, ``record_accesses``, ``supersede``,
-``supersede_many``, ``delete``. Reads never wait. The write port's own record writes pass this
+``supersede_many``, ``delete``. Reads never wait (``get_shared``, recall's eligibility
+read, included). The write port's own record writes pass this
 gate too; it is closed after the port's gate (:mod:`remem.recovery.quiescence`), when nothing
 of the port is in flight. A write cancelled while it waits at the gate writes nothing.
 """
@@ -24,7 +25,7 @@ from typing import Any, Protocol
 
 from remem.gating import Gated
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
-from remem.stores.records import LifecycleColumns, RecordStore
+from remem.stores.records import LifecycleColumns, RecordStore, get_existing
 
 __all__ = ["GatedRecordStore"]
 
@@ -74,6 +75,11 @@ class GatedRecordStore(Gated[_OpenableRecordStore]):
 
     async def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
         return await self.inner.get(ids)
+
+    async def get_shared(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """``inner``'s ``get_shared`` (:class:`~remem.stores.records.SharedRecordReader`), or
+        its ``get`` of the ids that exist."""
+        return await get_existing(self.inner, ids)
 
     async def scan(
         self,

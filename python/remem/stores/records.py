@@ -11,6 +11,7 @@ from typing import Protocol, Self, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from remem.errors import NotFoundError
 from remem.models import MemoryKind, MemoryLifecycleMetadata, MemoryRecord, MemoryStage
 
 
@@ -94,3 +95,31 @@ class RecordStore(Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
+
+
+@runtime_checkable
+class SharedRecordReader(Protocol):
+    """A record store that also answers ``get_shared``: the records of the ids that exist, by
+    id, in the order first asked (a missing id left out), possibly the very objects an earlier
+    call returned — never to be changed; hand out
+    :func:`~remem.stores.shared.record_memo.detached` copies. Recall's eligibility read."""
+
+    async def get_shared(self, ids: Sequence[str]) -> dict[str, MemoryRecord]: ...
+
+
+async def get_existing(store: RecordStore, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+    """``get_shared`` of ``store`` when it has one, else ``get`` of the ids that exist (one
+    ``get``; on NotFoundError one per id), by id in the order first asked."""
+    if isinstance(store, SharedRecordReader):
+        return await store.get_shared(ids)
+    try:
+        found = await store.get(ids)
+    except NotFoundError:
+        # A vector or note whose record is gone (e.g. a compensated write): skip it.
+        found = []
+        for i in ids:
+            try:
+                found += await store.get([i])
+            except NotFoundError:
+                continue
+    return {r.id: r for r in found}

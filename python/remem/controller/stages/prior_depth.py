@@ -116,10 +116,17 @@ def cut_texts(
     :class:`~remem.stores.sqlite.hit_rows.HitRows` only the survivors' hit objects are built
     (the propagation and the cut read its columns)."""
     scored = propagate_scores(hits, stages.neighbours)
+    speakers: list[list[object]] = []  # read once, when the cut reads any (the stage is on)
+
+    def speaker_of(j: int) -> object:
+        if not speakers:
+            speakers.append(_speakers(hits))
+        return speakers[0][scored[j][0]]
+
     keep = _cut(
         query,
         len(scored),
-        lambda j: _speaker(hits, scored[j][0]),
+        speaker_of,
         lambda j: (scored[j][1], *_cue(hits, scored[j][0])),
         depth,
         now,
@@ -129,10 +136,11 @@ def cut_texts(
     return [NeighbourScored(hits[i], s, share) for i, s, share in (scored[j] for j in keep)]
 
 
-def _speaker(hits: Sequence[EpisodicHit], i: int) -> object:
+def _speakers(hits: Sequence[EpisodicHit]) -> list[object]:
+    """``metadata.get("speaker")`` of every hit, by position (a HitRows' column: no hit built)."""
     if isinstance(hits, HitRows):
-        return hits.speaker(i)
-    return hits[i].metadata.get("speaker")
+        return hits.speakers()
+    return [h.metadata.get("speaker") for h in hits]
 
 
 def _cue(hits: Sequence[EpisodicHit], i: int) -> tuple[datetime, str]:

@@ -30,6 +30,7 @@ from remem.stores.shared.record_checks import (
     record_filter,
     stage_values,
 )
+from remem.stores.shared.record_memo import DecodedRecords
 from remem.stores.shared.record_rows import (
     RECORD_COLUMNS,
     check_ids,
@@ -109,6 +110,10 @@ class RecordStoreBase(StoreLifecycle, ABC):
     """
 
     dialect: ClassVar[SqlDialect]
+    shared_rows: ClassVar[bool] = False
+    """True when ``_get_rows`` hands back the same row objects while a row is unchanged (the
+    embedded store's row cache): ``get_shared`` then decodes each row once."""
+    _decoded: DecodedRecords | None = None
 
     @abstractmethod
     async def _rows(self, sql: str, params: Params, *, action: str) -> list[Row]: ...
@@ -184,6 +189,26 @@ class RecordStoreBase(StoreLifecycle, ABC):
         if missing:
             raise missing_error(missing, action="get")
         return [row_to_record(found[i]) for i in wanted]
+
+    async def get_shared(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The records of the ``ids`` that exist, by id, in the order first asked; a missing
+        id is left out (no error). Equal to ``get`` of those ids, but the records may be the
+        objects an earlier call returned (:mod:`remem.stores.shared.record_memo`): never change
+        one, hand out :func:`~remem.stores.shared.record_memo.detached` copies.
+
+            found = await store.get_shared(["m1", "gone"])  # {"m1": MemoryRecord(...)}
+        """
+        wanted = check_ids(ids, action="get_shared")
+        if not wanted:
+            return {}
+        unique = list(dict.fromkeys(wanted))
+        found = await self._get_rows(unique)
+        rows = {i: found[i] for i in unique if i in found}
+        if not self.shared_rows:
+            return {i: row_to_record(row) for i, row in rows.items()}
+        if self._decoded is None:
+            self._decoded = DecodedRecords()
+        return self._decoded.records(rows)
 
     async def scan(
         self,

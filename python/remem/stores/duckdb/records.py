@@ -98,6 +98,8 @@ class DuckDBRecordStore(DuckDBStore, RecordStoreBase):
     """
 
     _warming: asyncio.Task[int] | None = None
+    # ``_get_rows`` answers from the database's row cache: the same row object while unchanged.
+    shared_rows = True
 
     async def _put(self, batch: list[MemoryRecord]) -> None:
         rows = [_db_row(r) for r in batch]

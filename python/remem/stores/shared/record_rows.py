@@ -95,7 +95,7 @@ def decode_time(value: object) -> datetime | None:
 
 def decode_required(value: object) -> datetime:
     """As :func:`decode_time`, for a NOT NULL column."""
-    out = decode_time(value)
+    out = _time(value)
     assert out is not None
     return out
 
@@ -202,13 +202,15 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
     """The record stored in ``row`` (RECORD_COLUMNS order).
 
     Rows were validated when written, so they are rebuilt with :func:`remem.models.base.trusted`
-    (no second validation: it cost ~80 µs a record, most of a recall's record fetch).
+    (no second validation: it cost ~80 µs a record, most of a recall's record fetch); enum
+    values are looked up in a dict and integer-microsecond times decoded inline (the same values
+    :func:`decode_time` and the enum constructors give, which handle every other case).
     """
-    t = decode_time
+    t = _time
     lifecycle = trusted(
         MemoryLifecycleMetadata,
         {
-            "stage": MemoryStage(row[5]),
+            "stage": _STAGES.get(row[5]) or MemoryStage(row[5]),
             "base_score": float(row[6]),
             "score_reference_time": decode_required(row[7]),
             "created_at": decode_required(row[8]),
@@ -216,7 +218,7 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
             "promoted_at": t(row[10]),
             "decayed_at": t(row[11]),
             "access_count": int(row[12]),
-            "promotion_state": PromotionState(row[13]),
+            "promotion_state": _PROMOTIONS.get(row[13]) or PromotionState(row[13]),
             "protected": bool(row[14]),
         },
     )
@@ -231,20 +233,35 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
             "parent_ids": tuple(row[20] or ()),
         },
     )
+    meta = row[21]
     return trusted(
         MemoryRecord,
         {
             "id": row[0],
             "text": row[1],
-            "kind": MemoryKind(row[2]),
+            "kind": _KINDS.get(row[2]) or MemoryKind(row[2]),
             "namespace": row[3],
             "session_id": row[4],
             "lifecycle": lifecycle,
             "provenance": provenance,
-            "metadata": load_json(row[21]),
+            "metadata": {} if meta == "{}" else load_json(meta),
             "entity_ids": tuple(row[22] or ()),
             "superseded_by": row[23],
             "valid_from": t(row[24]),
             "valid_to": t(row[25]),
         },
     )
+
+
+_STAGES: dict[object, MemoryStage] = {m.value: m for m in MemoryStage}
+_PROMOTIONS: dict[object, PromotionState] = {m.value: m for m in PromotionState}
+_KINDS: dict[object, MemoryKind] = {m.value: m for m in MemoryKind}
+
+
+def _time(value: object) -> datetime | None:
+    """:func:`decode_time`, with integer microseconds (the embedded store's form) inline."""
+    if value is None:
+        return None
+    if type(value) is int:
+        return _EPOCH + timedelta(microseconds=value)
+    return decode_time(value)

@@ -5,8 +5,8 @@ neighbour propagation and the prior cut read only positions, scores and cue fiel
 every hit object on the store's worker thread was ~70% of the full-text stage's CPU. A
 :class:`HitRows` is a ``Sequence[EpisodicHit]`` — indexing or iterating it builds (and keeps) the
 exact hits :class:`~remem.stores.sqlite.episode_search.HitReader` builds — plus column reads that
-build nothing: :meth:`position`, :meth:`score`, :meth:`speaker`, :meth:`cue`,
-:meth:`session_id` and :meth:`namespace`.
+build nothing: :meth:`position`, :meth:`score`, :meth:`speaker` (all of them: :meth:`speakers`),
+:meth:`cue`, :meth:`session_id` and :meth:`namespace`.
 
     rows = HitRows(found, HitReader())
     rows.position(0), rows.score(0)   # no hit built
@@ -117,6 +117,15 @@ class HitRows(Sequence[EpisodicHit]):
             return self._extra[i - len(self._rows)].session_id
         s = self._rows[i][2]
         return None if s is None else str(s)
+
+    def speakers(self) -> list[object]:
+        """Every hit's :meth:`speaker`, in order (one pass, no hit built)."""
+        built, meta = self._built, self._reader.meta
+        n = len(self._rows)
+        return [
+            meta(r[7]).get("speaker") if i not in built else built[i].metadata.get("speaker")
+            for i, r in enumerate(self._rows)
+        ] + [self[i].metadata.get("speaker") for i in range(n, len(self))]
 
     def speaker(self, i: int) -> object:
         """``metadata.get("speaker")``."""
