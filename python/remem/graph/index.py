@@ -32,6 +32,8 @@ from remem.graph.names import guards_allow, normalise, number_tokens, word_token
 from remem.models import Entity
 
 KeyKind = Literal["name", "alias"]
+FUZZY_MEMO_SIZE = 16_384
+"""How many fuzzy look-ups :meth:`NameIndex.fuzzy` remembers between two index changes."""
 MERGED_INTO = "merged_into"
 """The entity attribute naming the entity a duplicate was merged into."""
 
@@ -84,6 +86,7 @@ class NameIndex:
     _entries: dict[str, _Entry] = field(default_factory=dict)
     _by_key: dict[str, set[str]] = field(default_factory=dict)
     _blocks: dict[tuple[tuple[str, ...], str], set[str]] = field(default_factory=dict)
+    _fuzzy_memo: dict[tuple[str, str | None, float], list[IndexMatch]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -92,6 +95,7 @@ class NameIndex:
         """Index ``entity`` (replacing whatever was indexed under its id); a merged duplicate
         is only removed."""
         self.remove(entity.id)
+        self._fuzzy_memo.clear()
         if entity.attributes.get(MERGED_INTO):
             return
         name_key = normalise(entity.name)
@@ -112,6 +116,7 @@ class NameIndex:
         entry = self._entries.pop(entity_id, None)
         if entry is None:
             return
+        self._fuzzy_memo.clear()
         for key in entry.keys:
             ids = self._by_key[key]
             ids.discard(entity_id)
@@ -137,7 +142,20 @@ class NameIndex:
 
     def fuzzy(self, key: str, entity_type: str | None, threshold: float) -> list[IndexMatch]:
         """The best fuzzy match of ``key`` (:func:`best_match` ≥ ``threshold``) within its blocks,
-        guards applied; all entities sharing the best key, names first. [] if none."""
+        guards applied; all entities sharing the best key, names first. [] if none.
+
+        Answers are memoised until the next :meth:`add`/:meth:`remove` (at most
+        ``FUZZY_MEMO_SIZE`` keys, then the memo starts over): a batch of queries looks up the
+        same spans again and again, and each miss costs two rapidfuzz passes over a block."""
+        memo_key = (key, entity_type, threshold)
+        memo = self._fuzzy_memo.get(memo_key)
+        if memo is None:
+            if len(self._fuzzy_memo) >= FUZZY_MEMO_SIZE:
+                self._fuzzy_memo.clear()
+            memo = self._fuzzy_memo[memo_key] = self._fuzzy(key, entity_type, threshold)
+        return list(memo)
+
+    def _fuzzy(self, key: str, entity_type: str | None, threshold: float) -> list[IndexMatch]:
         keys: set[str] = set()
         for block in _blocks(key):
             keys |= self._blocks.get(block, set())
