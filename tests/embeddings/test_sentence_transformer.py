@@ -53,7 +53,8 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="module", params=["native", "numpy"])
 def minilm(model_dir: Path, request: pytest.FixtureRequest) -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder.bundled_minilm(backend=request.param)
+    # float32 on both: these tests hold the encoders to the reference (bf16 has its own below).
+    return SentenceTransformerEmbedder.bundled_minilm(backend=request.param, precision="float32")
 
 
 def test_auto_is_the_native_encoder(model_dir: Path) -> None:
@@ -71,9 +72,9 @@ async def test_native_matches_numpy_on_chat_text(model_dir: Path) -> None:
         "日本語のテキスト",
         "",
     ]
-    native = await SentenceTransformerEmbedder.bundled_minilm(backend="native").embed_documents(
-        texts
-    )
+    native = await SentenceTransformerEmbedder.bundled_minilm(
+        backend="native", precision="float32"
+    ).embed_documents(texts)
     numpy = await SentenceTransformerEmbedder.bundled_minilm(backend="numpy").embed_documents(texts)
     assert float(np.min(np.sum(native * numpy, axis=1))) >= 0.99999
     assert float(np.max(np.abs(native - numpy))) <= 1e-5
@@ -108,7 +109,7 @@ async def test_bfloat16_stays_within_cosine_0999_of_float32(model_dir: Path) -> 
     """The bf16 option on real weights and real sentences: cosine >= 0.999 per vector to the
     float32 encoder (measured: min 0.99993 here, 0.99995 over LoCoMo dev's 1,948 turns and
     questions)."""
-    f32 = SentenceTransformerEmbedder.bundled_minilm()
+    f32 = SentenceTransformerEmbedder.bundled_minilm(precision="float32")
     bf16 = SentenceTransformerEmbedder.bundled_minilm(precision="bfloat16")
     want = await f32.embed_documents(REAL_SENTENCES)
     got = await bf16.embed_documents(REAL_SENTENCES)
@@ -121,6 +122,42 @@ async def test_bfloat16_stays_within_cosine_0999_of_float32(model_dir: Path) -> 
         SentenceTransformerEmbedder(model_dir, backend="numpy", precision="bfloat16")
     with pytest.raises(ConfigError, match="float32 or bfloat16"):
         SentenceTransformerEmbedder(model_dir, precision="half")  # type: ignore[arg-type]
+
+
+def _cpu_has_bf16_kernel() -> bool:
+    """AVX-512F and AVX512_BF16 in /proc/cpuinfo's flags (what the native core checks)."""
+    flags = set()
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            flags |= set(line.split(":", 1)[1].split())
+    return {"avx512f", "avx512_bf16"} <= flags
+
+
+def test_auto_precision_is_bfloat16_exactly_where_the_cpu_runs_its_kernel(
+    model_dir: Path,
+) -> None:
+    """``precision="auto"`` (the bundled model's default) follows the CPU: bf16 where the
+    AVX512_BF16 kernel runs, float32 elsewhere and on every backend but the native one."""
+    from remem.embeddings.sentence_transformer import resolve_precision
+    from remem.kernels.bert import bf16_accelerated
+
+    if Path("/proc/cpuinfo").is_file():
+        assert bf16_accelerated() == _cpu_has_bf16_kernel()
+    want = "bfloat16" if bf16_accelerated() else "float32"
+    assert resolve_precision("auto") == resolve_precision("auto", "native") == want
+    assert resolve_precision("auto", "numpy") == "float32"
+    assert resolve_precision("auto", "sentence-transformers") == "float32"
+    assert resolve_precision("float32") == "float32"
+    assert resolve_precision("bfloat16", "numpy") == "bfloat16"  # the constructor rejects it
+    default = SentenceTransformerEmbedder.bundled_minilm()
+    assert default.precision == want
+    assert default.model_name == MINILM_MODEL_NAME + ("" if want == "float32" else ":bfloat16")
+    assert SentenceTransformerEmbedder.bundled_minilm(backend="numpy").precision == "float32"
+    assert SentenceTransformerEmbedder(model_dir, precision="auto").precision == want
+    # The constructor's own default stays float32: a directory you pass keeps one name.
+    assert SentenceTransformerEmbedder(model_dir).precision == "float32"
+    with pytest.raises(ConfigError, match="auto, float32 or bfloat16"):
+        resolve_precision("half")  # type: ignore[arg-type]
 
 
 def test_tokenisation_matches_vocab(model_dir: Path, minilm: SentenceTransformerEmbedder) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import remem
 from remem.cli import main
+from remem.embeddings import SentenceTransformerEmbedder
 from remem.errors import EmbeddingModelMismatchError
 from remem.maintenance import ReembedValidationError, reembed
 from remem.recovery import Manifest, read_export
@@ -162,7 +163,9 @@ def test_reembed_to_the_bundled_minilm(memory: Path, capsys: pytest.CaptureFixtu
         )
         == 0
     )
-    assert "with sentence-transformers/all-MiniLM-L6-v2 (dim 384)" in capsys.readouterr().out
+    # The bundled model's precision is this CPU's choice (bf16 with AVX512_BF16).
+    want = SentenceTransformerEmbedder.bundled_minilm().model_name
+    assert f"with {want} (dim 384)" in capsys.readouterr().out
 
     async def recall() -> tuple[str, list[str]]:
         async with remem.Runtime.open(memory) as rt:  # auto: the active generation's model
@@ -170,5 +173,5 @@ def test_reembed_to_the_bundled_minilm(memory: Path, capsys: pytest.CaptureFixtu
             return rt.embedder.model_name, [h.record.text for h in hits]
 
     model, texts = run(recall())
-    assert model == "sentence-transformers/all-MiniLM-L6-v2"
+    assert model == want
     assert "The user moved to Porto" in texts

@@ -14,8 +14,9 @@ on MiniLM and chat turns: cosine ≥ 0.9999999, max |Δ| 2.4e-7.
 CPU with AVX512_BF16 the ``vdpbf16ps`` kernel, elsewhere a portable one) and rounds their inputs
 to bf16; the sums stay float32. Vectors then agree with float32 to cosine ≥ 0.999 (measured on
 MiniLM: ≥ 0.99993 on real sentences and LoCoMo turns), not 1e-6
-(tests/embeddings/test_sentence_transformer.py holds this on real sentences), so it is an
-opt-in: keep one precision per collection.
+(tests/embeddings/test_sentence_transformer.py holds this on real sentences), so a collection
+keeps one precision. :func:`bf16_accelerated` says whether this CPU runs the bf16 kernel (then
+bf16 is also the faster precision); the bundled MiniLM's ``precision="auto"`` picks by it.
 
 Example::
 
@@ -38,10 +39,17 @@ from remem.errors import ConfigError, InvalidArgumentError
 if TYPE_CHECKING:
     from remem.embeddings.bert import BertConfig
 
-__all__ = ["NativeBertEncoder", "Pooling", "Precision"]
+__all__ = ["NativeBertEncoder", "Pooling", "Precision", "bf16_accelerated"]
 
 Pooling = Literal["mean_tokens", "cls_token", "max_tokens", "mean_sqrt_len_tokens"]
 Precision = Literal["float32", "bfloat16"]
+
+
+def bf16_accelerated() -> bool:
+    """True when ``precision="bfloat16"`` runs on this CPU's AVX512_BF16 kernel (``vdpbf16ps``;
+    AVX-512F and AVX512_BF16 both present), False when it would run the portable bf16 kernel,
+    which is slower than float32's AVX2 one. Checked once per process by the native core."""
+    return _native.bert_bf16_accelerated()
 
 
 class NativeBertEncoder:

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::{array1, detach, slice, to_pyerr};
-use crate::bert::{Config, Encoder, LayerWeights, Pooling, Precision, Weights};
+use crate::bert::{bf16_accelerated, Config, Encoder, LayerWeights, Pooling, Precision, Weights};
 use crate::error::KernelError;
 
 /// A loaded BERT model (weights copied and packed once); `encode` runs without the GIL.
@@ -161,7 +161,14 @@ impl BertEncoder {
     }
 }
 
+/// Whether `precision="bfloat16"` runs on the CPU's AVX512_BF16 kernel (else a portable one).
+#[pyfunction]
+fn bert_bf16_accelerated() -> bool {
+    bf16_accelerated()
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BertEncoder>()?;
+    m.add_function(wrap_pyfunction!(bert_bf16_accelerated, m)?)?;
     Ok(())
 }
