@@ -78,9 +78,11 @@ EMBEDDING_PROVIDERS = ("hashing", "auto", "minilm")
 """Providers the Runtime builds by name; pass ``embedder=`` for any other EmbeddingService.
 
 ``hashing``: :class:`~remem.embeddings.HashingEmbedder`. ``minilm``: the bundled all-MiniLM-L6-v2
-(native encoder; ConfigError when its weights are not installed). ``auto``: MiniLM when its
-weights are installed and the dimension is its 384, else hashing — except that a directory whose
-collections were built by the hashing embedder keeps it (see :class:`~remem.runtime.Runtime`)."""
+(native encoder, bf16 on a CPU with AVX512_BF16, else float32; ConfigError when its weights are
+not installed). ``auto``: MiniLM when its weights are installed and the dimension is its 384,
+else hashing — except that a directory whose collections were built by the hashing embedder
+keeps it, and one built by MiniLM keeps the precision it was built with (see
+:class:`~remem.runtime.Runtime`)."""
 
 
 @dataclass(frozen=True)
