@@ -154,7 +154,11 @@ def slow_parse(
     for sentence in slow_sentences(message):
         per_clause: list[list[Statement]] = []
         parsed.append((sentence, per_clause))
-        if _is_question(sentence):
+        # A question states only what its ``presupposed`` rows find ("… a vegan like me?").
+        question = _is_question(sentence)
+        tried = [r for r in plain if r.presupposed] if question else plain
+        tried_scans = [r for r in scans if r.presupposed] if question else scans
+        if not tried and not tried_scans:
             per_clause.extend([] for _ in sentence.clauses)
             continue
         hypothetical = False
@@ -170,7 +174,7 @@ def slow_parse(
             said = _named_subject(clause, start, said)
             if start < len(clause):
                 after = _words(clause[start:])
-                for r in plain:
+                for r in tried:
                     if not _meets(r, after):
                         continue
                     m = _slow_match(r.pattern, clause, start)
@@ -182,7 +186,7 @@ def slow_parse(
                     else:
                         found.extend(made)
             for i in range(start, len(clause)):
-                for r in scans:
+                for r in tried_scans:
                     if not _meets(r, sentence.words):
                         continue
                     m = _slow_match(r.pattern, clause, i)

@@ -52,6 +52,13 @@ it quits last week", "Spent all Saturday on my crochet blanket", "aching from ne
 night", and "the allotment" read without its article, counted as a miss and a false fact). So
 those rules generalise only in part; the slice is held to what it met, below the targets.
 
+``heldout7`` (20 statements, 9 without a fact) was written by hand in session 15 after its rows
+for the diet one speaks as or takes as given ("As a vegan, I can't …", "a pescatarian like me?",
+also inside a question), committed before the grammar ran on it, and scored once: precision
+1.000, recall 0.545 (5 misses: "as a vegetarian, the options …" and "As a pescatarian, sushi
+night …", where the comma does not end the clause the row needs to end; "as a keto person";
+"speaking as a vegetarian, …"; "vegans like me", a plural). Held to that first score.
+
 Floors are what the code meets (rounded down), above the targets where it is above them.
 """
 
@@ -128,6 +135,14 @@ def test_facts_said_in_passing_hold_their_first_score() -> None:
     total = result.total
     assert total.precision >= 0.96, result.table()
     assert total.recall >= 0.75, result.table()
+
+
+def test_the_diet_one_speaks_as_holds_its_first_score() -> None:
+    """heldout7 is held to its first score (1.000 / 0.545): a floor, below the recall target."""
+    result = score(rules, load("heldout7"))
+    total = result.total
+    assert total.precision >= 1.0, result.table()
+    assert total.recall >= 0.54, result.table()
 
 
 def test_scoring_counts_a_wrong_value_as_both_a_miss_and_a_false_fact() -> None:

@@ -39,6 +39,7 @@ def corpus_messages() -> list[str]:
             "heldout4",
             "heldout5",
             "heldout6",
+            "heldout7",
         )
         for s in load(name)
     ]

@@ -358,3 +358,21 @@ def test_a_pet_put_to_sleep_by_name_or_mourned_with_its_animal_word_is_ended() -
     assert facts("had Mittens put to sleep this morning") == {("user", "pet", "Mittens", "end")}
     assert facts("RIP Bonnie, the best cat in the world") == {("user", "pet", "Bonnie", "end")}
     assert facts("RIP Prince, what a musician") == set()
+
+
+def test_only_presupposed_rows_state_a_fact_inside_a_question() -> None:
+    """A question states nothing (the question guard) except what a ``presupposed`` row takes
+    as given ("… a pescatarian like me?"); the other guards still apply to those rows."""
+    diet = ("user", "diet", "pescatarian", "set")
+    assert facts("Somewhere good for a pescatarian like me?") == {diet}
+    assert facts("somewhere good for a pescatarian like me") == {diet}
+    # the question guard still drops every other row of a question
+    assert facts("so I've switched to pescatarian?") == set()
+    assert facts("so I've switched to pescatarian") == {diet}
+    # someone else's diet, a plan and a negation are no fact of the user's
+    assert facts("anything here for a pescatarian like you?") == set()
+    assert facts("would this suit a pescatarian like me?") == set()
+    assert facts("I'm not a pescatarian like my sister") == set()
+    # the role one speaks as; a diet word before a noun is no role
+    assert facts("As a pescatarian, I'm fine with the fish") == {diet}
+    assert facts("as a pescatarian option the salmon works") == set()

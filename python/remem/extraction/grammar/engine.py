@@ -12,7 +12,9 @@ against the unindexed grammar). A match becomes a :class:`Statement` unless a gu
   moved to Berlin" is a fact about Ana (subject "Ana"), never about the user; a clause
   without a subject of its own is about whoever the sentence named last ("my sister moved to
   Leeds and started at Asda" says nothing of the user);
-- **question** — a sentence that ends with "?" or starts like one ("should I quit");
+- **question** — a sentence that ends with "?" or starts like one ("should I quit"), except
+  for the rows marked ``presupposed``, the only ones tried on a question ("any tips for a
+  vegetarian like me?" takes the diet as given);
 - **hypothetical** — a plan, wish or condition before the value in the sentence ("if",
   "would", "I'd", "maybe", "thinking of", "planning" …);
 - **negation** — "not", "n't", "never", "no longer" before the value drops the match, or, for
@@ -66,6 +68,9 @@ class Grammar:
         chosen = dict(TABLES) if tables is None else tables
         self.rules: tuple[Rule, ...] = tuple(r for rules in chosen.values() for r in rules)
         self._index = RuleIndex(self.rules)
+        # A question is tried against its own index of the presupposed rows only, so a question
+        # without their words is passed over as fast as before.
+        self._asked = RuleIndex(tuple(r for r in self.rules if r.presupposed))
 
     def statements(
         self, message: str, at: datetime, turn_id: str = "", before: str = ""
@@ -95,11 +100,12 @@ class Grammar:
         for sentence in sentences(message) if said is None else said:
             per_clause: list[list[Statement]] = []
             parsed.append((sentence, per_clause))
-            plan = index.plan(sentence)
-            if plan is None or _is_question(sentence):
+            tried = self._asked if _is_question(sentence) else index
+            plan = tried.plan(sentence)
+            if plan is None:
                 per_clause.extend([] for _ in sentence.clauses)
                 continue
-            self._clauses(sentence, plan, at, turn_id, per_clause, pending)
+            self._clauses(sentence, plan, at, turn_id, per_clause, pending, tried)
             _pet_deaths(sentence, per_clause)
             _name_used(per_clause)
         if pending:
@@ -127,13 +133,14 @@ class Grammar:
         turn_id: str,
         per_clause: list[list[Statement]],
         pending: list[tuple[list[Statement], Rule, list[Statement]]],
+        index: RuleIndex,
     ) -> None:
-        """The statements of each clause of a sentence that can hold some.
+        """The statements of each clause of a sentence that can hold some, by the rules of
+        ``index`` (of a question: only the ``presupposed`` rows').
 
         A clause that can hold none is passed over, but what it says still counts for the
         clauses after it (a plan or condition, the subject it names): those are worked out
         in order, only when a later clause needs them."""
-        index = self._index
         clauses = sentence.clauses
         whole = len(clauses) == 1
         maybe_hypothetical = _maybe_hypothetical(sentence)

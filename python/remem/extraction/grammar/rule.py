@@ -66,6 +66,10 @@ class Rule:
     ``"~pattern"`` for a phrase said anywhere in the message, in another clause or sentence
     ("Met Elena at a gig, we're an item!"); :attr:`needs_phrase` is that pattern compiled."""
     needs_phrase: Pattern | None = None
+    presupposed: bool = False
+    """The row states its fact even inside a question, which otherwise states none: "any tips
+    for a vegetarian like me?" asks for tips and takes the diet as given. Only such rows run on
+    a question's clauses (every other guard still applies)."""
 
 
 def rule(
@@ -83,6 +87,7 @@ def rule(
     entity: str | None = None,
     subject_slot: str | None = None,
     needs: str | None = None,
+    presupposed: bool = False,
 ) -> Rule:
     """A :class:`Rule` with its pattern compiled; a rule that could never yield a value raises
     :class:`~remem.errors.InvalidArgumentError`."""
@@ -112,4 +117,5 @@ def rule(
         subject_slot,
         needs=needs,
         needs_phrase=phrase,
+        presupposed=presupposed,
     )

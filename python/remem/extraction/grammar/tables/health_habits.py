@@ -44,6 +44,13 @@ DIET: tuple[Rule, ...] = (
     ),
     rule("diet", "diet", f"{_PRE} off {{v:diet}}", _DIET_END, op=END),
     rule("diet", "diet", "{v:diet} from now on|onwards", _DIET, event=True),
+    # "As a vegan, I can't eat half the menu", "being a pescatarian I get the fish": the role
+    # the speaker talks as; a diet word before a noun ("as a vegan option") is no such role.
+    rule("diet", "diet", "as|being a|an? {v:diet} $", _DIET),
+    rule("diet", "diet", "as|being a|an? {v:diet} i|we|myself", _DIET),
+    # "Somewhere good for a pescatarian like me?", "not easy for a vegan like me": the diet is
+    # taken as given, so also inside a question.
+    rule("diet", "diet", "a|an {v:diet} like me|myself", _DIET, scan=True, presupposed=True),
     rule(
         "diet",
         "diet",
