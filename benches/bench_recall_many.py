@@ -35,7 +35,10 @@ Run: ``pytest benches/bench_recall_many.py --benchmark-only -s`` (one world per 
   measured before the bench computes its own copy of the vectors (before session 15 it was
   measured after, so its figures include ~1.5 KiB of the bench's float32 rows);
   ``kb_per_memory_above_vectors`` is that less a float32 row and an int8 code per memory
-  (``d × 5`` bytes), issue #21's "above the vectors themselves".
+  (``d × 5`` bytes), issue #21's "above the vectors themselves". Session 15, quiet machine
+  (``-k "throughput and remem"``, 1M with ``REMEM_BENCH_LARGE=1``): 14.72 / 3.09 / 3.20 KiB
+  per memory at 10k / 100k / 1M, 12.85 / 1.21 / 1.32 above the vectors (target ≤ 1.5 at 1M:
+  met); measured after the bench's copy, the same worlds had given 18.1 / 7.0 / 7.0.
 
 Measured (issue #21, batch21; the whole file, one run each, on the shared 2-core machine at load
 average 11-19, so absolute figures are several times a quiet machine's — compare within a run):
