@@ -61,9 +61,10 @@ def resolve_precision(precision: PrecisionChoice, backend: Backend = "auto") -> 
     """``precision`` with ``"auto"`` resolved: bfloat16 when the native encoder runs it on this
     CPU's AVX512_BF16 kernel (:func:`~remem.kernels.bert.bf16_accelerated`), else float32.
 
-    On such a CPU bf16 is the faster precision (a short query ~3x, a batch up to 2x) and finds
-    the same LoCoMo evidence as float32; elsewhere its portable kernel is slower than
-    float32's AVX2 one, so ``auto`` keeps float32 there."""
+    On such a CPU bf16 is the faster precision (measured on a quiet 2-core machine: a short
+    query 1.5x, a batch of 256 turns 2.3x; benches/bench_embeddings.py) and finds the same
+    LoCoMo evidence as float32; elsewhere its portable kernel is slower than float32's AVX2
+    one, so ``auto`` keeps float32 there."""
     if precision == "auto":
         native = backend in ("auto", "native")
         return "bfloat16" if native and bf16_accelerated() else "float32"
@@ -120,7 +121,7 @@ class SentenceTransformerEmbedder:
     matrix products split their output columns (benches/bench_embeddings.py).
 
     ``precision="bfloat16"`` (native backend only) stores the linear layers as bf16 and runs them
-    with AVX512_BF16 where the CPU has it: about a third of the query latency and up to twice the
+    with AVX512_BF16 where the CPU has it: about two thirds of the query latency and 2.3x the
     batch throughput, vectors within cosine 0.999 of float32 (tested on real sentences). Its
     ``model_name`` gets a ``:bfloat16`` suffix, so a collection never mixes the two.
     ``precision="auto"`` is bfloat16 where the CPU runs its AVX512_BF16 kernel, else float32
