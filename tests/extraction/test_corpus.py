@@ -57,7 +57,10 @@ for the diet one speaks as or takes as given ("As a vegan, I can't …", "a pesc
 also inside a question), committed before the grammar ran on it, and scored once: precision
 1.000, recall 0.545 (5 misses: "as a vegetarian, the options …" and "As a pescatarian, sushi
 night …", where the comma does not end the clause the row needs to end; "as a keto person";
-"speaking as a vegetarian, …"; "vegans like me", a plural). Held to that first score.
+"speaking as a vegetarian, …"; "vegans like me", a plural). Then 7 dev statements of the first
+three kinds (a comma ends the role, "speaking as", "a keto person"), phrased anew, and their
+rows took it to 1.000 / 0.909 (the plural still missed): the first score is the generalisation
+figure, the floor is what the code meets.
 
 Floors are what the code meets (rounded down), above the targets where it is above them.
 """
@@ -137,12 +140,12 @@ def test_facts_said_in_passing_hold_their_first_score() -> None:
     assert total.recall >= 0.75, result.table()
 
 
-def test_the_diet_one_speaks_as_holds_its_first_score() -> None:
-    """heldout7 is held to its first score (1.000 / 0.545): a floor, below the recall target."""
+def test_the_diet_one_speaks_as_holds_its_score() -> None:
+    """heldout7 is held to what the code meets (1.000 / 0.909; first score 1.000 / 0.545)."""
     result = score(rules, load("heldout7"))
     total = result.total
     assert total.precision >= 1.0, result.table()
-    assert total.recall >= 0.54, result.table()
+    assert total.recall >= 0.90, result.table()
 
 
 def test_scoring_counts_a_wrong_value_as_both_a_miss_and_a_false_fact() -> None:

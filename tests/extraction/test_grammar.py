@@ -376,3 +376,7 @@ def test_only_presupposed_rows_state_a_fact_inside_a_question() -> None:
     # the role one speaks as; a diet word before a noun is no role
     assert facts("As a pescatarian, I'm fine with the fish") == {diet}
     assert facts("as a pescatarian option the salmon works") == set()
+    # ended by a comma or a colon, said "speaking as", or "a … person"
+    assert facts("As a pescatarian, the menu was tiny") == {diet}
+    assert facts("speaking as a pescatarian person: fine") == {diet}
+    assert facts("as a pescatarian dish, it works") == set()

@@ -9,6 +9,7 @@ from remem.extraction.grammar.tables.common import PRE as _PRE
 __all__ = ["DIET", "HABIT", "HEALTH"]
 
 _DIET = "{S} is {v}."
+_AS_A = "speaking|talking? as|being a|an?"
 _DIET_END = "{S} is no longer {v}."
 
 DIET: tuple[Rule, ...] = (
@@ -44,10 +45,11 @@ DIET: tuple[Rule, ...] = (
     ),
     rule("diet", "diet", f"{_PRE} off {{v:diet}}", _DIET_END, op=END),
     rule("diet", "diet", "{v:diet} from now on|onwards", _DIET, event=True),
-    # "As a vegan, I can't eat half the menu", "being a pescatarian I get the fish": the role
-    # the speaker talks as; a diet word before a noun ("as a vegan option") is no such role.
-    rule("diet", "diet", "as|being a|an? {v:diet} $", _DIET),
-    rule("diet", "diet", "as|being a|an? {v:diet} i|we|myself", _DIET),
+    # "As a vegan, I can't eat half the menu", "being a pescatarian I get the fish", "speaking
+    # as a keto person, …": the role the speaker talks as, ended by the clause, a comma or the
+    # speaker; a diet word before another noun ("as a vegan option") is no such role.
+    rule("diet", "diet", f"{_AS_A} {{v:diet}} person|eater? $", _DIET),
+    rule("diet", "diet", f"{_AS_A} {{v:diet}} person|eater? ,|:|i|we|myself", _DIET),
     # "Somewhere good for a pescatarian like me?", "not easy for a vegan like me": the diet is
     # taken as given, so also inside a question.
     rule("diet", "diet", "a|an {v:diet} like me|myself", _DIET, scan=True, presupposed=True),
