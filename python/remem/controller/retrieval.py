@@ -28,6 +28,7 @@ from remem.controller.recall_options import RecallOptions
 from remem.errors import NotFoundError
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import EpisodeKind, EpisodicHit, MemoryRecord, MemoryStage
+from remem.models.base import trusted
 from remem.staging import STAGED, CollectionManager, StagedScore, record_metadata
 from remem.stores.episodic import EpisodicStore, search_many, turn_text
 from remem.stores.filters import And, Compare, matches
@@ -113,19 +114,25 @@ class Retrieval:
             )
         except NotFoundError:
             return []
+        # Built unvalidated (remem.models.base.trusted): every field comes from a stored,
+        # validated transcript entry; recall reads ~14 neighbour ranges a question.
         return [
-            EpisodicHit(
-                id=e.id,
-                kind=EpisodeKind.TURN,
-                session_id=e.session_id,
-                turn_number=e.turn_number,
-                text=turn_text(e),
-                score=0.0,
-                created_at=e.created_at,
-                metadata={**e.metadata, USER_CHARS_KEY: len(e.user_message)},
+            trusted(
+                EpisodicHit,
+                {
+                    "id": e.id,
+                    "kind": EpisodeKind.TURN,
+                    "session_id": e.session_id,
+                    "turn_number": e.turn_number,
+                    "text": text,
+                    "score": 0.0,
+                    "created_at": e.created_at,
+                    "metadata": {**e.metadata, USER_CHARS_KEY: len(e.user_message)},
+                    "namespace": "default",
+                },
             )
             for e in entries
-            if turn_text(e)
+            if (text := turn_text(e))
         ]
 
     async def graph(
