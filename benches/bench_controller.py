@@ -368,6 +368,19 @@ def _same_as_looped(world: _World, queries: list[str], vecs: Any) -> bool:
 BATCH = 100
 
 
+async def _ingest_batched(c: Any, texts: list[str]) -> set[str]:
+    """``texts`` as batches of BATCH turns (``record_turns``, over five sessions) and as many
+    memories (``remember_many``); the sessions written."""
+    sessions: set[str] = set()
+    for b, lo in enumerate(range(0, len(texts), BATCH)):
+        chunk = texts[lo : lo + BATCH]
+        session = f"s{b % 5}"
+        sessions.add(session)
+        await c.record_turns(session, [(text, "noted") for text in chunk])
+        await c.remember_many(chunk)
+    return sessions
+
+
 @pytest.mark.parametrize("mode", ["sequential", "concurrent8", "batched", "sequential-direct"])
 def test_ingest(benchmark: Any, tmp_path: Path, mode: str) -> None:
     loop = asyncio.new_event_loop()
@@ -392,17 +405,9 @@ def test_ingest(benchmark: Any, tmp_path: Path, mode: str) -> None:
             await c.record_turn(session, texts[i], "noted")
             await c.remember(texts[i])
 
-    async def batched() -> None:
-        for b, lo in enumerate(range(0, turns, BATCH)):
-            chunk = texts[lo : lo + BATCH]
-            session = f"s{b % 5}"
-            sessions.add(session)
-            await c.record_turns(session, [(text, "noted") for text in chunk])
-            await c.remember_many(chunk)
-
     async def run() -> int:
         if mode == "batched":
-            await batched()
+            sessions.update(await _ingest_batched(c, texts))
         else:
             await asyncio.gather(*(worker(t) for t in range(tasks)))
         if c.write_behind is not None:
@@ -447,10 +452,7 @@ def test_ingest_batched_by_embedder(benchmark: Any, tmp_path: Path, embedder: st
     loop.run_until_complete(c.remember("warm up the encoder"))  # its weights load outside
 
     async def run() -> int:
-        for b, lo in enumerate(range(0, turns, BATCH)):
-            chunk = texts[lo : lo + BATCH]
-            await c.record_turns(f"s{b % 5}", [(text, "noted") for text in chunk])
-            await c.remember_many(chunk)
+        await _ingest_batched(c, texts)
         assert c.write_behind is not None
         await c.write_behind.flush()  # timed: every turn and memory is in the stores
         return turns
