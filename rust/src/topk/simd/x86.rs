@@ -23,6 +23,9 @@ unsafe fn load(p: *const f32, w: usize) -> __m256 {
     }
 }
 
+/// How many tiles ahead the float dots prefetch the rows.
+const PREFETCH_TILES: usize = 8;
+
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn tile<const MQ: usize, const MR: usize, const NORM: bool>(
@@ -42,6 +45,10 @@ unsafe fn tile<const MQ: usize, const MR: usize, const NORM: bool>(
     let full = d - d % 8;
     let mut off = 0;
     while off < full {
+        // The rows ahead, at the pace this tile reads its own (MR · 32 bytes a step).
+        let ahead = rp.wrapping_add(PREFETCH_TILES * MR * d + off * MR);
+        _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
+        _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(16).cast());
         let mut rv = [_mm256_setzero_ps(); MR];
         for (b, v) in rv.iter_mut().enumerate() {
             *v = _mm256_loadu_ps(rp.add(b * d + off));
@@ -107,6 +114,8 @@ pub(super) unsafe fn dot_block(
 const INT_TILE_QUERIES: usize = 4;
 /// Rows per register tile of the integer dots.
 const INT_TILE_ROWS: usize = 2;
+/// How many tiles ahead the integer dots prefetch the codes.
+const INT_PREFETCH_TILES: usize = 8;
 
 /// The exact sums of four i32 accumulators. The horizontal adds cannot overflow: every partial
 /// sum adds a subset of one chunk's products, whose absolute sum [`INT_CHUNK`] keeps below 2³¹.
@@ -147,6 +156,11 @@ unsafe fn int_tile<const MQ: usize, const MR: usize>(
         let mut acc = [[_mm256_setzero_si256(); MR]; MQ];
         let mut off = start;
         while off < end {
+            // The rows ahead, at the pace this tile reads its own (MR · 16 bytes a step).
+            _mm_prefetch::<_MM_HINT_T0>(
+                cp.wrapping_add(INT_PREFETCH_TILES * MR * d + off * MR)
+                    .cast(),
+            );
             let mut cv = [_mm256_setzero_si256(); MR];
             for (b, v) in cv.iter_mut().enumerate() {
                 *v = _mm256_cvtepi8_epi16(_mm_loadu_si128(cp.add(b * d + off).cast()));
