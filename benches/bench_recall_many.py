@@ -265,6 +265,17 @@ constructions for the cut's surviving hits and the results, ``gather``, the grap
 the decoded records the access note invalidates after every recall (it rewrites the returned
 records' rows, so those ~10 a query are decoded again by the next recall that reads them).
 
+Session 17, recall p50 at 100k (``python -m pytest benches/bench_recall_many.py --benchmark-only
+-s -p no:randomly -k "p50 and 100k"``, quiet machine): 7.10 / 7.38 ms on f0e11d9 (6.57 on the
+commit before it) — every recall paid a DuckDB point read (~2.5 ms of worker time, on the
+critical path) for the half of its candidates the record row cache, capped at 50k rows, did
+not hold. The cache now holds rows packed (``marshal``, ~3.4x smaller) up to 200k, the last 20k
+also unpacked (``remem.stores.duckdb.row_cache``): **3.77 ms** p50 (p95 31.5 ms while the
+background warm-up still filled the cache during the measured recalls; a scratch loop after the
+warm-up: 4.28 / 7.31 ms), first recall after reopening 0.060 s. Warming the whole 100k store
+grows the RSS by 186 MiB (50k tuples before: 173 MiB; DuckDB's own buffers are in both). The
+``kb_per_memory`` figures are taken before any recall, so the row cache is not in them.
+
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
 """

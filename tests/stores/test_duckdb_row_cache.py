@@ -111,6 +111,25 @@ def test_store_skips_rows_read_across_a_write_and_evicts_oldest() -> None:
     assert cache.lookup(["a", "b", "d"]) == ({"b": row, "d": row}, ["a"])
 
 
+def test_rows_beyond_the_hot_tier_are_served_packed_and_equal() -> None:
+    cache = RowCache(limit=6, hot=2)
+    rows = {k: (k, f"text {k}", 0.5, 17, None, True, ["e1", "e2"], '{"a": 1}') for k in "abcdef"}
+    cache.store(rows, since=cache.generation)
+    assert len(cache) == 6
+    held, missing = cache.lookup(list("abcdef"))
+    assert missing == [] and held == rows  # a, b, c, d unpacked from their packed copies
+    assert held["f"] is rows["f"]  # stored last: still the same object, hot
+    again, _ = cache.lookup(["e", "f"])
+    assert again["f"] is held["f"] and again["e"] is held["e"]  # hot: the identity the memo keys on
+    generation, taken = cache.take(["a", "f"])  # "a" is no longer hot: unpacked to hand back
+    assert taken == {"a": rows["a"], "f": rows["f"]}
+    assert cache.lookup(["a", "f", "b"]) == ({"b": rows["b"]}, ["a", "f"])
+    assert cache.put_back(taken, generation=generation)
+    assert cache.lookup(["a"])[0] == {"a": rows["a"]}
+    cache.store({"g": rows["a"]}, since=cache.generation)  # over the limit: oldest ("b") goes
+    assert cache.lookup(["b", "g"])[1] == ["b"]
+
+
 def test_put_back_only_when_no_write_body_ran_since_the_take() -> None:
     cache = RowCache()
     row = tuple(range(26))

@@ -25,19 +25,29 @@ write to ``memory_records`` goes through :class:`DuckDBRecordStore` on the file'
   Recall reinforces the records it returns, so without this the rows most likely to be read
   again were the ones evicted after every access flush.
 
-Rows are stored as DuckDB returned them (tuples of plain values; metadata still JSON text), so
-every ``get`` builds fresh records and no caller shares a mutable dict with the cache. At most
-``limit`` rows are held; the oldest stored is evicted first.
+Rows are DuckDB's values (plain values; metadata still JSON text), so every ``get`` builds fresh
+records and no caller shares a mutable dict with the cache. At most ``limit`` rows are held; the
+oldest stored is evicted first. Each is held **packed** (``marshal``: 416 bytes against the
+tuple's 1,404 for a bench prose row), so the default holds 200k rows in about the memory 50k
+tuples took — a 100k store whole, where at 50k every recall at 100k paid a DuckDB point read
+for half its candidates (~2.5 ms, most of the gap to the recall target). Unpacking costs ~4 µs a
+row, so the last :data:`DEFAULT_HOT_LIMIT` rows stored or handed out are also held unpacked,
+as the same tuple object while it stays there: the decoded-record memo
+(:mod:`remem.stores.shared.record_memo`) keys on that identity, and a 10k store stays hot whole.
 """
 
 from __future__ import annotations
 
+import marshal
 import threading
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from typing import Any
 
-DEFAULT_ROW_LIMIT = 50_000
-"""Most rows a RowCache holds (~1 kB each with a short text)."""
+DEFAULT_ROW_LIMIT = 200_000
+"""Most rows a RowCache holds (packed: ~0.5 kB each with a short text and its id)."""
+DEFAULT_HOT_LIMIT = 20_000
+"""Most of them also held unpacked (~1.4 kB each): the ones stored or handed out last."""
 
 Row = tuple[Any, ...]
 
@@ -53,28 +63,35 @@ class RowCache:
         cache.lookup(["m1"])  # -> [row]
     """
 
-    def __init__(self, limit: int = DEFAULT_ROW_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_ROW_LIMIT, hot: int = DEFAULT_HOT_LIMIT) -> None:
         self.limit = limit
+        self.hot_limit = min(hot, limit)
         self.generation = 0
         self.warmed = False
         """Set once a store has started filling the cache with its newest rows (row_warm)."""
-        self._rows: dict[str, Row] = {}
+        self._packed: dict[str, bytes] = {}
+        self._hot: dict[str, Row] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._packed)
 
     def lookup(self, ids: Sequence[str]) -> tuple[dict[str, Row], list[str]]:
         """(the held rows of ``ids`` by id, the ids not held, in order)."""
-        rows = self._rows
         held: dict[str, Row] = {}
         missing: list[str] = []
-        for i in ids:
-            row = rows.get(i)
-            if row is None:
-                missing.append(i)
-            else:
-                held[i] = row
+        with self._lock:
+            hot, packed = self._hot, self._packed
+            for i in ids:
+                row = hot.pop(i, None)  # re-inserted last: the least recently used leaves first
+                if row is None:
+                    blob = packed.get(i)
+                    if blob is None:
+                        missing.append(i)
+                        continue
+                    row = marshal.loads(blob)
+                hot[i] = held[i] = row
+            _trim(hot, self.hot_limit)
         return held, missing
 
     def store(self, rows: dict[str, Row], *, since: int) -> bool:
@@ -85,12 +102,18 @@ class RowCache:
     def _keep(self, rows: dict[str, Row], *, since: int) -> bool:
         if not rows or self.limit <= 0 or self.generation != since:
             return False
-        held = self._rows
-        held.update(rows)
-        excess = len(held) - self.limit
+        packed, hot = self._packed, self._hot
+        for key, row in rows.items():
+            packed.pop(key, None)  # re-inserted last: the oldest stored is evicted first
+            packed[key] = marshal.dumps(row)
+            hot.pop(key, None)
+            hot[key] = row
+        excess = len(packed) - self.limit
         if excess > 0:
-            for key in list(_first(held, excess)):
-                del held[key]
+            for key in list(islice(packed, excess)):
+                del packed[key]
+                hot.pop(key, None)
+        _trim(hot, self.hot_limit)
         return True
 
     def invalidate(self, ids: Iterable[str]) -> None:
@@ -98,13 +121,19 @@ class RowCache:
         with self._lock:
             self.generation += 1
             for i in ids:
-                self._rows.pop(i, None)
+                self._packed.pop(i, None)
+                self._hot.pop(i, None)
 
     def take(self, ids: Iterable[str]) -> tuple[int, dict[str, Row]]:
         """:meth:`invalidate`, returning (the new generation, the rows it removed)."""
         with self._lock:
             self.generation += 1
-            taken = {i: row for i in ids if (row := self._rows.pop(i, None)) is not None}
+            taken: dict[str, Row] = {}
+            for i in ids:
+                blob = self._packed.pop(i, None)
+                row = self._hot.pop(i, None)
+                if blob is not None:
+                    taken[i] = row if row is not None else marshal.loads(blob)
             return self.generation, taken
 
     def put_back(self, rows: dict[str, Row], *, generation: int) -> bool:
@@ -114,8 +143,9 @@ class RowCache:
             return self._keep(rows, since=generation)
 
 
-def _first(held: dict[str, Row], n: int) -> Iterable[str]:
-    for i, key in enumerate(held):
-        if i >= n:
-            return
-        yield key
+def _trim(held: dict[str, Any], limit: int) -> None:
+    """Drop the oldest entries of ``held`` beyond ``limit``."""
+    excess = len(held) - limit
+    if excess > 0:
+        for key in list(islice(held, excess)):
+            del held[key]
