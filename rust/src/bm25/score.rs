@@ -144,6 +144,21 @@ fn check_postings(index: &Postings<'_>, lo: usize, hi: usize) -> KernelResult<()
     Ok(())
 }
 
+/// How many postings ahead `accumulate` prefetches a doc's score slot and length.
+const PREFETCH_AHEAD: usize = 16;
+
+/// A hint to bring the cache line holding `p` into the cache; no effect where unsupported.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and reads nothing, whatever `p` is.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Add one term's contribution to every allowed doc of `docs[lo..hi]` (checked already).
 fn accumulate(
     index: &Postings<'_>,
@@ -167,7 +182,14 @@ fn accumulate(
         factors,
         ..
     } = scratch;
-    for (&doc, &tf) in index.docs[lo..hi].iter().zip(&index.tfs[lo..hi]) {
+    let (docs, tfs) = (&index.docs[lo..hi], &index.tfs[lo..hi]);
+    for (i, (&doc, &tf)) in docs.iter().zip(tfs).enumerate() {
+        // A long posting list visits its docs' score slots and lengths far apart in memory
+        // (over 1M docs, 8 MB and 4 MB arrays): ask for the ones a few postings ahead now.
+        if let Some(&ahead) = docs.get(i + PREFETCH_AHEAD) {
+            prefetch(scores.as_ptr().wrapping_add(ahead as usize));
+            prefetch(index.doc_lengths.as_ptr().wrapping_add(ahead as usize));
+        }
         let d = doc as usize; // checked: 0 <= doc < n
         if !allowed(d) {
             continue;
