@@ -117,10 +117,12 @@ def test_rows_beyond_the_hot_tier_are_served_packed_and_equal() -> None:
     cache.store(rows, since=cache.generation)
     assert len(cache) == 6
     held, missing = cache.lookup(list("abcdef"))
-    assert missing == [] and held == rows  # a, b, c, d unpacked from their packed copies
+    assert missing == []
+    assert held == rows  # a, b, c, d unpacked from their packed copies
     assert held["f"] is rows["f"]  # stored last: still the same object, hot
     again, _ = cache.lookup(["e", "f"])
-    assert again["f"] is held["f"] and again["e"] is held["e"]  # hot: the identity the memo keys on
+    assert again["f"] is held["f"]  # hot: the identity the memo keys on
+    assert again["e"] is held["e"]
     generation, taken = cache.take(["a", "f"])  # "a" is no longer hot: unpacked to hand back
     assert taken == {"a": rows["a"], "f": rows["f"]}
     assert cache.lookup(["a", "f", "b"]) == ({"b": rows["b"]}, ["a", "f"])

@@ -138,6 +138,31 @@ async def test_ties_across_the_kth_place_go_to_the_lower_id(
     assert hits[0].score == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("exact_threshold", [0, 2048])
+async def test_a_batch_widens_only_its_tied_queries_and_equals_one_at_a_time(
+    tmp_path: Path, exact_threshold: int
+) -> None:
+    d = 8
+    rng = np.random.default_rng(3)
+    same = np.ones(d, dtype=np.float32)
+    noise = rng.standard_normal((600, d)).astype(np.float32)
+    ids = [f"n{i:03d}" for i in range(600)]
+    twins = [f"t{i:02d}" for i in reversed(range(40))]
+    # A batch of tied queries (the twins' direction) and untied ones (random directions).
+    queries = np.stack([same, *rng.standard_normal((5, d)).astype(np.float32), same * 3])
+    async with HnswVectorStore(tmp_path / "v", HnswConfig(exact_threshold=exact_threshold)) as s:
+        await s.create_collection("c", model_name="m", dimension=d)
+        await s.add("c", ids, noise)
+        await s.add("c", twins, np.tile(same, (40, 1)))
+        batch = await s.query("c", queries, k=5)
+        alone = [(await s.query("c", q, k=5))[0] for q in queries]
+    assert [[h.id for h in hits] for hits in batch] == [[h.id for h in hits] for hits in alone]
+    assert [h.id for h in batch[0]] == [f"t{i:02d}" for i in range(5)] == [h.id for h in batch[-1]]
+    live = dict(zip(ids + twins, [*noise, *np.tile(same, (40, 1))], strict=True))
+    for q, hits in zip(queries[1:-1], batch[1:-1], strict=True):
+        assert_matches(hits, brute_force(live, q, 5))
+
+
 async def test_crossing_scan_threshold_switches_to_hnswlib_and_back(tmp_path: Path) -> None:
     d = 8
     rng = np.random.default_rng(2)

@@ -194,19 +194,33 @@ class ScanCache:
                 mask = np.zeros(n, dtype=np.bool_)
                 mask[rows] = True
         fetch = min(k + 1, size)
+        labels: list[list[int]] = [[] for _ in queries]
+        picked: list[NDArray[np.float32]] = [np.zeros(0, np.float32) for _ in queries]
+        pending = np.arange(len(queries))
         while True:
+            batch = queries if len(pending) == len(queries) else queries[pending]
             if quantized is None:
-                idx, scores = top_k(queries, matrix, fetch, metric="dot", mask=mask)
+                idx, scores = top_k(batch, matrix, fetch, metric="dot", mask=mask)
             else:
                 idx, scores = top_k_quantized(
-                    queries, quantized, matrix, fetch, metric="dot", mask=mask
+                    batch, quantized, matrix, fetch, metric="dot", mask=mask
                 )
-            # A tie across the k-th place may hide a lower id: widen until it is resolved.
-            if fetch >= size or fetch <= k or not np.any(scores[:, -1] == scores[:, k - 1]):
-                break
+            # A tie across the k-th place may hide a lower id: widen until it is resolved —
+            # only for the queries that have one, so each query of a batch gets what it would
+            # alone (the int8 pool grows with ``fetch``), and a batch where a few queries tie
+            # does not scan again for all of them.
+            if fetch >= size or fetch <= k:
+                tied = np.zeros(len(pending), dtype=np.bool_)
+            else:
+                tied = scores[:, -1] == scores[:, k - 1]
+            for j in np.flatnonzero(~tied).tolist():
+                q = int(pending[j])
+                labels[q] = row_labels[idx[j]].tolist()
+                picked[q] = scores[j]
+            if not tied.any():
+                return labels, picked
+            pending = pending[tied]
             fetch = min(fetch * 2, size)
-        labels = [row_labels[r].tolist() for r in idx]
-        return labels, list(scores)
 
     def _quantized(self) -> QuantizedMatrix:
         n = self._n
