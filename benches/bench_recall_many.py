@@ -275,6 +275,13 @@ background warm-up still filled the cache during the measured recalls; a scratch
 warm-up: 4.28 / 7.31 ms), first recall after reopening 0.060 s. Warming the whole 100k store
 grows the RSS by 186 MiB (50k tuples before: 173 MiB; DuckDB's own buffers are in both). The
 ``kb_per_memory`` figures are taken before any recall, so the row cache is not in them.
+The whole file in the same session (``REMEM_BENCH_LARGE=1``, quiet machine, one run), after
+that and the scan tier's widening of only its tied queries: recall_many 835 / 419 / 188 q/s at
+10k / 100k / 1M (session 16: 895 / 380 / 151; the 100k and 1M batches' vectors stage 0.89 → 0.44
+and 4.5 → 2.3 s: a tie at the k-th place of one query had re-scanned all 1,000), recall p50
+2.56 / 4.32 / 17.2 ms, first recall after reopening 0.023 / 0.074 / 0.73 s. Warming the 1M
+world's row cache grows the RSS by 740 MiB (671 MiB with 50k rows), most of it DuckDB's buffers
+for the newest-rows read; ``kb_per_memory`` does not see it.
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
