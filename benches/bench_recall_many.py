@@ -280,8 +280,10 @@ that and the scan tier's widening of only its tied queries: recall_many 835 / 41
 10k / 100k / 1M (session 16: 895 / 380 / 151; the 100k and 1M batches' vectors stage 0.89 → 0.44
 and 4.5 → 2.3 s: a tie at the k-th place of one query had re-scanned all 1,000), recall p50
 2.56 / 4.32 / 17.2 ms, first recall after reopening 0.023 / 0.074 / 0.73 s. Warming the 1M
-world's row cache grows the RSS by 740 MiB (671 MiB with 50k rows), most of it DuckDB's buffers
-for the newest-rows read; ``kb_per_memory`` does not see it.
+world's row cache grew the RSS by 740 MiB (671 MiB with 50k rows), most of it DuckDB
+materialising the sorted newest-rows read; ``kb_per_memory`` does not see it. The warm-up now
+chooses its rows by a ``created_at`` threshold and streams them unsorted
+(``remem.stores.duckdb.row_warm``): 204 MiB at 1M, 124 MiB at 100k (186 before).
 
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).

@@ -231,6 +231,21 @@ async def test_first_get_warms_the_cache_with_the_newest_live_records(tmp_path: 
             assert [cached] == await _uncached(store, [rid])
 
 
+async def test_a_tie_at_the_warm_up_threshold_is_capped_by_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "memory.duckdb"
+    same = record(0).lifecycle.created_at
+    tied = [record(i, lifecycle=record(i).lifecycle.replace(created_at=same)) for i in range(6)]
+    async with DuckDBRecordStore(DuckDBDatabase(path)) as first:
+        await first.put([*tied, record(9)])  # record 9 is newer than the six tied ones
+    db = DuckDBDatabase(path)
+    db.record_rows.limit = 4  # the 4th newest is one of the six created at the same instant
+    async with DuckDBRecordStore(db) as store:
+        await store.warm_cache()
+        assert len(db.record_rows) == 4
+        held = list(db.record_rows.lookup([r.id for r in [*tied, record(9)]])[0])
+        assert await store.get(held) == await _uncached(store, held)
+
+
 async def test_a_write_during_the_warm_up_keeps_its_rows_out(store: DuckDBRecordStore) -> None:
     await store.put([record(i) for i in range(3)])
     cache = store.database.record_rows
