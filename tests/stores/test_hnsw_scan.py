@@ -118,20 +118,33 @@ async def test_filtered_queries_through_the_tier(tmp_path: Path, exact_threshold
                     assert_matches(hits, brute_force(wanted, row, k))
 
 
+def _noise_and_twins(
+    rng: np.random.Generator, n: int, d: int = 8
+) -> tuple[Matrix, Matrix, list[str], list[str]]:
+    """(the twins' direction, n noise rows, their ids, 40 twin ids in reverse order: stored,
+    and so labelled, in reverse, so a tie must be broken by id, not by label)."""
+    same = np.ones(d, dtype=np.float32)
+    noise = rng.standard_normal((n, d)).astype(np.float32)
+    ids = [f"n{i:03d}" for i in range(n)]
+    return same, noise, ids, [f"t{i:02d}" for i in reversed(range(40))]
+
+
+async def _fill(
+    s: HnswVectorStore, ids: list[str], noise: Matrix, twins: list[str], twin_rows: Matrix
+) -> None:
+    await s.create_collection("c", model_name="m", dimension=noise.shape[1])
+    await s.add("c", ids, noise)
+    await s.add("c", twins, twin_rows)
+
+
 @pytest.mark.parametrize("exact_threshold", [0, 2048])
 async def test_ties_across_the_kth_place_go_to_the_lower_id(
     tmp_path: Path, exact_threshold: int
 ) -> None:
-    d = 8
     rng = np.random.default_rng(1)
-    same = np.ones(d, dtype=np.float32)
-    noise = rng.standard_normal((500, d)).astype(np.float32)
-    ids = [f"n{i:03d}" for i in range(500)]
-    twins = [f"t{i:02d}" for i in reversed(range(40))]  # stored (and labelled) in reverse order
+    same, noise, ids, twins = _noise_and_twins(rng, 500)
     async with HnswVectorStore(tmp_path / "v", HnswConfig(exact_threshold=exact_threshold)) as s:
-        await s.create_collection("c", model_name="m", dimension=d)
-        await s.add("c", ids, noise)
-        await s.add("c", twins, np.tile(same, (40, 1)) * np.float32(2))
+        await _fill(s, ids, noise, twins, np.tile(same, (40, 1)) * np.float32(2))
         [hits] = await s.query("c", same, k=5)
     assert [h.id for h in hits] == [f"t{i:02d}" for i in range(5)]
     assert len({h.score for h in hits}) == 1
@@ -142,18 +155,12 @@ async def test_ties_across_the_kth_place_go_to_the_lower_id(
 async def test_a_batch_widens_only_its_tied_queries_and_equals_one_at_a_time(
     tmp_path: Path, exact_threshold: int
 ) -> None:
-    d = 8
     rng = np.random.default_rng(3)
-    same = np.ones(d, dtype=np.float32)
-    noise = rng.standard_normal((600, d)).astype(np.float32)
-    ids = [f"n{i:03d}" for i in range(600)]
-    twins = [f"t{i:02d}" for i in reversed(range(40))]
+    same, noise, ids, twins = _noise_and_twins(rng, 600)
     # A batch of tied queries (the twins' direction) and untied ones (random directions).
-    queries = np.stack([same, *rng.standard_normal((5, d)).astype(np.float32), same * 3])
+    queries = np.stack([same, *rng.standard_normal((5, len(same))).astype(np.float32), same * 3])
     async with HnswVectorStore(tmp_path / "v", HnswConfig(exact_threshold=exact_threshold)) as s:
-        await s.create_collection("c", model_name="m", dimension=d)
-        await s.add("c", ids, noise)
-        await s.add("c", twins, np.tile(same, (40, 1)))
+        await _fill(s, ids, noise, twins, np.tile(same, (40, 1)))
         batch = await s.query("c", queries, k=5)
         alone = [(await s.query("c", q, k=5))[0] for q in queries]
     assert [[h.id for h in hits] for hits in batch] == [[h.id for h in hits] for hits in alone]
