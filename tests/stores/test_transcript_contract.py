@@ -93,6 +93,29 @@ async def test_entries_come_back_in_turn_order_with_no_cap(store: TranscriptStor
     assert await store.get_entries("s1", since_turn=5000) == []
 
 
+async def test_turn_ranges_read_many_ranges_in_the_order_given(store: TranscriptStore) -> None:
+    await seeded(store, turns=12, session="s1")
+    await seeded(store, turns=3, session="s2")
+    s1 = await store.get_entries("s1")
+    ranges = [("s2", 2, 9), ("s1", 10, 20), ("gone", 1, 5), ("s1", 3, 3), ("s1", 1, 4)]
+    assert (
+        await store.get_turn_ranges(ranges)
+        == [
+            (await store.get_entries("s2"))[1:],  # past the last turn: what exists
+            s1[9:],
+            [],  # a session that does not exist reads as empty, not an error
+            [s1[2]],
+            s1[:4],  # ranges may overlap and come in any order
+        ]
+    )
+    assert await store.get_turn_ranges([]) == []
+    # each range equals get_entries over the same turns
+    for first in range(1, 13):
+        for last in (first, first + 2, 12):
+            expected = await store.get_entries("s1", since_turn=first - 1, limit=last - first + 1)
+            assert await store.get_turn_ranges([("s1", first, last)]) == [expected]
+
+
 async def test_sessions_are_listed_by_creation_then_id(store: TranscriptStore) -> None:
     for sid, minutes in [("b", 0), ("a", 0), ("c", -5), ("Z", 0), ("é", 0)]:
         await store.create_session(
@@ -180,6 +203,12 @@ async def test_bad_input_is_a_typed_error_and_changes_nothing(store: TranscriptS
         lambda: store.get_entries("s1", limit=-5),
         lambda: store.get_entries("s1", limit=2**64),
         lambda: store.get_entries(""),
+        lambda: store.get_turn_ranges([("s1", 0, 2)]),  # turns count from 1
+        lambda: store.get_turn_ranges([("s1", 3, 2)]),  # ends before it starts
+        lambda: store.get_turn_ranges([("s1", 1)]),  # type: ignore[list-item]
+        lambda: store.get_turn_ranges([("", 1, 2)]),
+        lambda: store.get_turn_ranges([("s1", True, 2)]),
+        lambda: store.get_turn_ranges("s1"),  # type: ignore[arg-type]
     ]
     for call in bad_calls:
         with pytest.raises(InvalidArgumentError):

@@ -25,7 +25,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.recall_options import RecallOptions
-from remem.errors import NotFoundError
 from remem.graph import GraphHit, GraphScorer, QueryEntityMatcher
 from remem.models import EpisodeKind, EpisodicHit, MemoryRecord, MemoryStage
 from remem.models.base import trusted
@@ -105,34 +104,33 @@ class Retrieval:
             out.append(sorted(merged, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id)))
         return out
 
-    async def read_turns(self, session_id: str, first: int, last: int) -> list[EpisodicHit]:
-        """Turns ``first..last`` of a session from the transcript, as score-0 turn hits."""
+    async def read_turns(self, ranges: Sequence[tuple[str, int, int]]) -> list[list[EpisodicHit]]:
+        """Per ``(session_id, first, last)``, those turns of the transcript as score-0 turn
+        hits, every range in one read (an unknown session: none)."""
         assert self.transcripts is not None
-        try:
-            entries = await self.transcripts.get_entries(
-                session_id, since_turn=first - 1, limit=last - first + 1
-            )
-        except NotFoundError:
-            return []
+        found = await self.transcripts.get_turn_ranges(ranges)
         # Built unvalidated (remem.models.base.trusted): every field comes from a stored,
         # validated transcript entry; recall reads ~14 neighbour ranges a question.
         return [
-            trusted(
-                EpisodicHit,
-                {
-                    "id": e.id,
-                    "kind": EpisodeKind.TURN,
-                    "session_id": e.session_id,
-                    "turn_number": e.turn_number,
-                    "text": text,
-                    "score": 0.0,
-                    "created_at": e.created_at,
-                    "metadata": {**e.metadata, USER_CHARS_KEY: len(e.user_message)},
-                    "namespace": "default",
-                },
-            )
-            for e in entries
-            if (text := turn_text(e))
+            [
+                trusted(
+                    EpisodicHit,
+                    {
+                        "id": e.id,
+                        "kind": EpisodeKind.TURN,
+                        "session_id": e.session_id,
+                        "turn_number": e.turn_number,
+                        "text": text,
+                        "score": 0.0,
+                        "created_at": e.created_at,
+                        "metadata": {**e.metadata, USER_CHARS_KEY: len(e.user_message)},
+                        "namespace": "default",
+                    },
+                )
+                for e in entries
+                if (text := turn_text(e))
+            ]
+            for entries in found
         ]
 
     async def graph(

@@ -60,3 +60,8 @@ class GatedTranscriptStore(Gated[_OpenableTranscriptStore]):
         self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
     ) -> list[TranscriptEntry]:
         return await self.inner.get_entries(session_id, since_turn=since_turn, limit=limit)
+
+    async def get_turn_ranges(
+        self, ranges: Sequence[tuple[str, int, int]]
+    ) -> list[list[TranscriptEntry]]:
+        return await self.inner.get_turn_ranges(ranges)

@@ -27,6 +27,10 @@ class TranscriptStore(Protocol):
     - ``get_entries`` returns turns in turn order, ``since_turn`` exclusive, with no silent cap
       (``limit=None`` returns everything); an unknown session raises NotFoundError; a negative
       ``since_turn`` or ``limit`` raises InvalidArgumentError (``limit=0`` returns []);
+    - ``get_turn_ranges`` reads many ``(session_id, first, last)`` ranges at once (recall's
+      neighbour expansion): per range, in the order given, the turns numbered ``first..last``
+      in turn order; a session that does not exist gives [] (it may have been deleted since
+      the hit that named it); ``first < 1`` or ``last < first`` raises InvalidArgumentError;
     - ``get_session`` and ``delete_session`` of an unknown session raise NotFoundError;
     - ``create_session`` of an existing session_id raises DuplicateIdError;
     - ``list_sessions`` orders by created_at then session_id; ``namespace`` (one name, several,
@@ -50,6 +54,9 @@ class TranscriptStore(Protocol):
     async def get_entries(
         self, session_id: str, *, since_turn: int | None = None, limit: int | None = None
     ) -> list[TranscriptEntry]: ...
+    async def get_turn_ranges(
+        self, ranges: Sequence[tuple[str, int, int]]
+    ) -> list[list[TranscriptEntry]]: ...
     async def delete_session(self, session_id: str) -> None: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> Self: ...
@@ -99,6 +106,34 @@ def check_page(since_turn: int | None, limit: int | None) -> None:
             raise InvalidArgumentError(
                 f"{name} must be None or an int in 0..{MAX_INT64}, got {value!r}"
             )
+
+
+def check_ranges(ranges: Sequence[object]) -> tuple[tuple[str, int, int], ...]:
+    """``get_turn_ranges``' argument: a sequence of ``(session_id, first, last)`` with
+    ``1 <= first <= last``."""
+    if isinstance(ranges, str | bytes) or not isinstance(ranges, Sequence):
+        raise InvalidArgumentError(
+            f"ranges must be a sequence of (session_id, first, last), got {type(ranges).__name__}"
+        )
+    out: list[tuple[str, int, int]] = []
+    for r in ranges:
+        if not isinstance(r, tuple | list) or len(r) != 3:
+            raise InvalidArgumentError(
+                f"each range must be (session_id, first, last), got {shown(r)}"
+            )
+        session_id, first, last = r
+        check_session_id(session_id)
+        for name, value in (("first", first), ("last", last)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INT64:
+                raise InvalidArgumentError(
+                    f"a range's {name} turn must be an int in 1..{MAX_INT64}, got {shown(value)}"
+                )
+        if last < first:
+            raise InvalidArgumentError(
+                f"range ({session_id!r}, {first}, {last}) ends before it starts; pass first <= last"
+            )
+        out.append((session_id, first, last))
+    return tuple(out)
 
 
 def check_session_id(session_id: object) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -120,27 +121,30 @@ def test_missing_neighbours_are_the_best_hits_windows_less_the_hits() -> None:
 
 
 async def test_expanded_neighbours_join_with_their_share_as_score() -> None:
-    hits = [_hit("q", "s1", 9, 2.0), _hit("q2", "s1", 11, 1.0)]
-    reads: list[tuple[str, int, int]] = []
+    hits = [_hit("q", "s1", 9, 2.0), _hit("q2", "s1", 11, 1.0), _hit("r", "s2", 40, 0.5)]
+    reads: list[list[tuple[str, int, int]]] = []
 
-    async def read(session: str, first: int, last: int) -> list[EpisodicHit]:
-        reads.append((session, first, last))
-        # the transcript has turns 1..12 of s1; the reader's scores are ignored
-        return [_hit(f"t{n}", session, n, 9.0) for n in range(first, min(last, 12) + 1)]
+    async def read(ranges: Sequence[tuple[str, int, int]]) -> list[list[EpisodicHit]]:
+        reads.append(list(ranges))
+        # the transcript has turns 1..12 of s1 (none of s2); the reader's scores are ignored
+        return [
+            [_hit(f"t{n}", s, n, 9.0) for n in range(first, min(last, 12) + 1) if s == "s1"]
+            for s, first, last in ranges
+        ]
 
     config = NeighbourConfig(before=1, after=1, weight=0.5, expand=10)
     grown = await expand_neighbours(hits, config, read)
-    assert reads == [("s1", 8, 12)]
+    assert reads == [[("s1", 8, 12), ("s2", 39, 41)]]  # every range in one read
     # 9 and 11 are hits; 8, 10 and 12 are in a window; nothing else is added
-    assert [h.id for h in grown] == ["q", "q2", "t8", "t10", "t12"]
-    assert all(h.score == 0.0 for h in grown[2:])
+    assert [h.id for h in grown] == ["q", "q2", "r", "t8", "t10", "t12"]
+    assert all(h.score == 0.0 for h in grown[3:])
     by_id = {n.hit.id: n for n in propagate_neighbours(grown, config)}
     assert by_id["t10"].score == pytest.approx(0.5 * (2.0 + 1.0))
     assert by_id["t8"].score == pytest.approx(0.5 * 2.0)
     assert by_id["q"].share == 0.0  # a score-0 neighbour adds nothing
     off = await expand_neighbours(hits, dataclasses.replace(config, expand=0), read)
     assert off == hits
-    assert reads == [("s1", 8, 12)]  # nothing read with the expansion off
+    assert len(reads) == 1  # nothing read with the expansion off
 
 
 def test_speaker_named_only_when_some_not_all() -> None:

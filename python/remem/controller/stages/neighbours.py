@@ -12,8 +12,9 @@ The hits of the (deeper, ``depth_factor`` ×) full-text search take part, and �
 (``expand``) — so do the neighbours of the first ``expand`` turn hits that the search did not
 return: the answer to "What did Jon plan for the grand opening?" is often a reply that shares no
 word with the question ("Tomorrow's gonna be an awesome night…"), which no full-text depth
-finds. :func:`expand_neighbours` reads those turns from the transcript (one range read per run
-of nearby turns of a session, through a reader the caller gives) and adds them with score 0, so
+finds. :func:`expand_neighbours` reads those turns from the transcript (one range per run of
+nearby turns of a session, every range in one read, through a reader the caller gives) and
+adds them with score 0, so
 their score is their share alone. BM25 and ts_rank are both "higher is better" and the share is
 relative to the backend's own scale, so the stage behaves alike on every backend. Notes
 (memories) have no turn number and keep their score. Chosen over indexing each turn with its
@@ -41,9 +42,10 @@ __all__ = [
     "propagate_scores",
 ]
 
-TurnReader = Callable[[str, int, int], Awaitable[Sequence[EpisodicHit]]]
-"""``read(session_id, first, last)``: the session's turns numbered ``first..last`` (inclusive)
-as turn hits; a session or turn that does not exist is simply absent."""
+TurnReader = Callable[[Sequence[tuple[str, int, int]]], Awaitable[Sequence[Sequence[EpisodicHit]]]]
+"""``read(ranges)``: per ``(session_id, first, last)``, the session's turns numbered
+``first..last`` (inclusive) as turn hits with score 0, all ranges in one read; a session or
+turn that does not exist is simply absent."""
 
 
 @dataclass(frozen=True)
@@ -211,13 +213,16 @@ async def expand_neighbours(
     else:
         scopes = {h.session_id: h.namespace for h in hits if h.session_id is not None}
     out: list[EpisodicHit] = []
-    for session, first, last in ranges:
-        for turn in await read(session, first, last):
+    for (session, _, _), turns in zip(ranges, await read(ranges), strict=True):
+        scope = scopes.get(session)
+        for turn in turns:
             p = _position(turn)
             if p is not None and p in near and p not in hit:
                 hit.add(p)
-                update: dict[str, object] = {"score": 0.0}
-                if session in scopes:
-                    update["namespace"] = scopes[session]
-                out.append(turn.model_copy(update=update))
+                if turn.score != 0.0 or (scope is not None and turn.namespace != scope):
+                    update: dict[str, object] = {"score": 0.0}
+                    if scope is not None:
+                        update["namespace"] = scope
+                    turn = turn.model_copy(update=update)
+                out.append(turn)
     return hits.extended(out) if isinstance(hits, HitRows) else [*hits, *out]

@@ -4,7 +4,8 @@ Every public method refuses use after ``aclose()``, checks its arguments here (s
 and PostgreSQL transcripts raise the same typed error, with the same message, for the same bad
 input), answers the empty cases and raises the one "unknown session" error; a backend then
 implements one hook per method, each receiving checked values. ``append_entry`` is an optional
-ability with a default (a batch of one).
+ability with a default (a batch of one), and so is ``_get_turn_ranges`` (one ``_get_entries``
+per range; a backend overrides it to read every range in one round trip).
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from remem.errors import NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession
 from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.base.lifecycle import StoreLifecycle
-from remem.stores.transcript import check_entries, check_page, check_session, check_session_id
+from remem.stores.transcript import (
+    check_entries,
+    check_page,
+    check_ranges,
+    check_session,
+    check_session_id,
+)
 
 
 def unknown_session(session_id: str) -> NotFoundError:
@@ -55,6 +62,16 @@ class TranscriptStoreBase(StoreLifecycle, ABC):
     ) -> list[TranscriptEntry] | None:
         """Turns after ``since_turn`` in turn order (at most ``limit``); None when the session
         does not exist."""
+
+    async def _get_turn_ranges(
+        self, ranges: tuple[tuple[str, int, int], ...]
+    ) -> list[list[TranscriptEntry]]:
+        """Per checked range, its turns in turn order ([] for an unknown session)."""
+        out: list[list[TranscriptEntry]] = []
+        for session_id, first, last in ranges:
+            found = await self._get_entries(session_id, first - 1, last - first + 1)
+            out.append(found or [])
+        return out
 
     async def create_session(self, session: TranscriptSession) -> None:
         self._check_open()
@@ -95,3 +112,14 @@ class TranscriptStoreBase(StoreLifecycle, ABC):
         if found is None:
             raise unknown_session(session_id)
         return found
+
+    async def get_turn_ranges(
+        self, ranges: Sequence[tuple[str, int, int]]
+    ) -> list[list[TranscriptEntry]]:
+        """Per ``(session_id, first, last)``, the turns numbered ``first..last`` in turn order
+        ([] for a session that does not exist), in the order of ``ranges``."""
+        self._check_open()
+        checked = check_ranges(ranges)
+        if not checked:
+            return []
+        return await self._get_turn_ranges(checked)

@@ -193,6 +193,33 @@ class PostgresTranscriptStore(TranscriptStoreBase):
             raise_backend(exc, f"reading session {session_id!r}")
         return [_entry(row) for row in rows]
 
+    async def _get_turn_ranges(
+        self, ranges: tuple[tuple[str, int, int], ...]
+    ) -> list[list[TranscriptEntry]]:
+        # One query for every range: the ranges as arrays, joined with their position.
+        sessions = [r[0] for r in ranges]
+        firsts = [r[1] for r in ranges]
+        lasts = [r[2] for r in ranges]
+        pool = await self._pool.get()
+        try:
+            async with pool.connection() as conn:
+                cur = await conn.execute(
+                    "SELECT r.i, e.id, e.session_id, e.turn_number, e.user_message, "
+                    "e.assistant_message, e.created_at, e.metadata "
+                    "FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+                    "WITH ORDINALITY AS r(s, a, b, i) "
+                    "JOIN remem_transcript_entries e ON e.session_id = r.s "
+                    "AND e.turn_number BETWEEN r.a AND r.b ORDER BY r.i, e.turn_number",
+                    (sessions, firsts, lasts),
+                )
+                rows = await cur.fetchall()
+        except psycopg.Error as exc:
+            raise_backend(exc, "reading transcript turn ranges")
+        out: list[list[TranscriptEntry]] = [[] for _ in ranges]
+        for row in rows:
+            out[row[0] - 1].append(_entry(row[1:]))
+        return out
+
     async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         pool = await self._pool.get()
         try:

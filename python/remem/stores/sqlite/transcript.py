@@ -77,6 +77,11 @@ _SELECT = (
     "metadata FROM transcript_entries WHERE session_id = ? AND turn_number > ? "
     "ORDER BY turn_number LIMIT ?"
 )
+_SELECT_RANGE = (
+    "SELECT id, session_id, turn_number, user_message, assistant_message, created_at_us, "
+    "metadata FROM transcript_entries WHERE session_id = ? AND turn_number BETWEEN ? AND ? "
+    "ORDER BY turn_number"
+)
 
 
 @dataclass(slots=True)
@@ -260,6 +265,18 @@ class SQLiteTranscriptStore(TranscriptStoreBase):
             return await self._db.run(read)
         except sqlite3.Error as exc:
             raise wrap_sqlite_error(exc, f"reading session {session_id!r}") from exc
+
+    async def _get_turn_ranges(
+        self, ranges: tuple[tuple[str, int, int], ...]
+    ) -> list[list[TranscriptEntry]]:
+        # One worker round trip for every range (recall reads ~14 a question).
+        def read(conn: sqlite3.Connection) -> list[list[TranscriptEntry]]:
+            return [[_entry(row) for row in conn.execute(_SELECT_RANGE, r)] for r in ranges]
+
+        try:
+            return await self._db.run(read)
+        except sqlite3.Error as exc:
+            raise wrap_sqlite_error(exc, "reading transcript turn ranges") from exc
 
     async def _read(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
