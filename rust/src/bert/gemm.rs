@@ -47,6 +47,13 @@ pub(crate) const PAR_ROWS: usize = 4 * MC;
 /// thread to 5.4–6.9 ms split, while medians were set by contention (REMEM_NUM_THREADS=1 keeps a
 /// query on one thread).
 pub(crate) const PAR_PANEL_WORK: usize = 1 << 20;
+/// With the AVX-512 bf16 kernel a panel split also needs this many rows: that kernel does twice
+/// the float32 kernel's work per cycle, so a short query's GEMMs are over before the pool's
+/// fork-join pays. Measured on the 2-core EPYC (one MiniLM sentence of w words at a time, p50 of
+/// 40, two runs; pool → one thread): w = 6 1.04–1.75 → 0.79–0.82 ms, 12 1.80–2.15 → 1.31, 20
+/// 2.64–3.34 → 2.01, 32 3.43–4.41 → 3.28, 48 5.45–6.52 → 5.43–5.54, 64 7.25–7.28 → 7.59–7.83,
+/// 128 19.3–20.0 → 20.9–21.0; float32 splits at every length (w = 6: 2.2 → 2.9–3.0 alone).
+pub(crate) const PAR_PANEL_ROWS_BF16: usize = 64;
 
 /// How a [`Packed`] matrix stores its weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +105,15 @@ impl Kernel {
         }
         out.push(Self::PortableBf16);
         out
+    }
+
+    /// The fewest rows for which a GEMM splits its panels over the pool (see
+    /// [`PAR_PANEL_ROWS_BF16`]).
+    fn panel_rows(self) -> usize {
+        match self {
+            Self::Avx512Bf16 => PAR_PANEL_ROWS_BF16,
+            Self::Portable | Self::Avx2 | Self::PortableBf16 => 1,
+        }
     }
 
     fn best(precision: Precision) -> Self {
@@ -255,28 +271,30 @@ pub(crate) fn gemm_with(kernel: Kernel, a: &[f32], m: usize, w: &Packed, c: &mut
                 row_blocks(kernel, a, rows, w, 0..panels, cc, n);
             });
         }),
-        Some(pool) if m * n * k >= PAR_PANEL_WORK && panels >= 2 => pool.install(|| {
-            use rayon::prelude::*;
-            // Whole panel pairs per thread (the bf16 kernel works two panels at a time).
-            let per = 2 * panels.div_ceil(2 * rayon::current_num_threads()).max(1);
-            let mut parts: Vec<(Range<usize>, usize, Vec<f32>)> = (0..panels)
-                .step_by(per)
-                .map(|p0| {
-                    let p1 = (p0 + per).min(panels);
-                    let cols = (p1 * NR).min(n) - p0 * NR;
-                    (p0..p1, cols, vec![0.0f32; m * cols])
-                })
-                .collect();
-            parts.par_iter_mut().for_each(|(range, cols, out)| {
-                row_blocks(kernel, lhs, m, w, range.clone(), out, *cols);
-            });
-            for (range, cols, out) in &parts {
-                let col = range.start * NR;
-                for (dst, src) in c.chunks_exact_mut(n).zip(out.chunks_exact(*cols)) {
-                    dst[col..col + cols].copy_from_slice(src);
+        Some(pool) if m * n * k >= PAR_PANEL_WORK && m >= kernel.panel_rows() && panels >= 2 => {
+            pool.install(|| {
+                use rayon::prelude::*;
+                // Whole panel pairs per thread (the bf16 kernel works two panels at a time).
+                let per = 2 * panels.div_ceil(2 * rayon::current_num_threads()).max(1);
+                let mut parts: Vec<(Range<usize>, usize, Vec<f32>)> = (0..panels)
+                    .step_by(per)
+                    .map(|p0| {
+                        let p1 = (p0 + per).min(panels);
+                        let cols = (p1 * NR).min(n) - p0 * NR;
+                        (p0..p1, cols, vec![0.0f32; m * cols])
+                    })
+                    .collect();
+                parts.par_iter_mut().for_each(|(range, cols, out)| {
+                    row_blocks(kernel, lhs, m, w, range.clone(), out, *cols);
+                });
+                for (range, cols, out) in &parts {
+                    let col = range.start * NR;
+                    for (dst, src) in c.chunks_exact_mut(n).zip(out.chunks_exact(*cols)) {
+                        dst[col..col + cols].copy_from_slice(src);
+                    }
                 }
-            }
-        }),
+            })
+        }
         _ => row_blocks(kernel, lhs, m, w, 0..panels, c, n),
     }
 }
