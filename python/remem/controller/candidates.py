@@ -31,7 +31,10 @@ from remem.models import (
     MemoryLifecycleMetadata,
     MemoryRecord,
     MemoryStage,
+    PromotionState,
+    ProvenanceMetadata,
 )
+from remem.models.base import trusted
 from remem.staging import StagedScore, record_metadata
 from remem.stores.filters import matches
 from remem.writebehind.direct import USER_CHARS_KEY
@@ -113,22 +116,47 @@ def _split_turn(hit: EpisodicHit) -> str:
 
 
 def turn_record(c: Candidate) -> MemoryRecord:
-    """The synthetic record of a turn hit (stage episodic, kind note)."""
+    """The synthetic record of a turn hit (stage episodic, kind note). Built unvalidated
+    (:func:`~remem.models.base.trusted`, every field given): each value comes from a stored,
+    validated turn — recall builds one per returned turn."""
     hit = c.turn
     assert hit is not None
-    return MemoryRecord(
-        id=hit.id,
-        text=_split_turn(hit),
-        kind=MemoryKind.NOTE,
-        namespace=hit.namespace,
-        session_id=hit.session_id,
-        lifecycle=MemoryLifecycleMetadata(
-            stage=MemoryStage.EPISODIC,
-            score_reference_time=hit.created_at,
-            created_at=hit.created_at,
-        ),
-        metadata={"source": "turn", "turn_number": hit.turn_number},
+    lifecycle = trusted(
+        MemoryLifecycleMetadata,
+        {
+            "stage": MemoryStage.EPISODIC,
+            "base_score": 1.0,
+            "score_reference_time": hit.created_at,
+            "created_at": hit.created_at,
+            "accessed_at": None,
+            "promoted_at": None,
+            "decayed_at": None,
+            "access_count": 0,
+            "promotion_state": PromotionState.NONE,
+            "protected": False,
+        },
     )
+    return trusted(
+        MemoryRecord,
+        {
+            "id": hit.id,
+            "text": _split_turn(hit),
+            "kind": MemoryKind.NOTE,
+            "namespace": hit.namespace,
+            "session_id": hit.session_id,
+            "lifecycle": lifecycle,
+            "provenance": _NO_PROVENANCE,
+            "metadata": {"source": "turn", "turn_number": hit.turn_number},
+            "entity_ids": (),
+            "superseded_by": None,
+            "valid_from": None,
+            "valid_to": None,
+        },
+    )
+
+
+_NO_PROVENANCE = ProvenanceMetadata()
+"""A turn record's provenance: the model's default (immutable, so shared)."""
 
 
 def graph_record(c: Candidate) -> MemoryRecord:

@@ -17,9 +17,10 @@ operations in the same order as the per-query code —
   0 column here, whose ``w × 0 = +0.0`` leaves every sum unchanged (weights are ≥ 0);
 * ``fused = Σ w_f · x_f`` accumulated in the features' name order, from ``+0.0``;
 * ``final = fused × recency × usage × speaker × dates × time_expressions × answer_type``, left
-  to right, then the conflicts' factor. The priors come from :func:`prior_factors` itself for a
-  query with any cue (a speaker, a date window, a time question, a category asked for); without
-  cues those factors are 1 and only the memoised age priors are read.
+  to right, then the conflicts' factor. The cue priors come from :func:`cue_factors` (what
+  :func:`prior_factors` itself reads) for a query with any cue (a speaker, a date window, a
+  time question, a category asked for); without cues those factors are 1 and only the
+  memoised age priors are read.
 
 Covered: ``linear`` fusion with no extra features, the ``sessions``, ``rerank`` and
 ``diversity`` stages off (the defaults); :func:`supports` says when, and recall falls back to
@@ -45,9 +46,10 @@ from remem.controller.candidates import Candidate
 from remem.controller.config import FusionConfig
 from remem.controller.explanation import scored_memory
 from remem.controller.fusion import Fused, RankedList
-from remem.controller.stages import CandidateView, Keyed, prior_factors, query_cues
+from remem.controller.stages import CandidateView, Keyed, query_cues
 from remem.controller.stages.config import RecallStagesConfig
 from remem.controller.stages.conflicts import resolve_conflicts
+from remem.controller.stages.priors import cue_factors
 from remem.lifecycle import InclusionScorerConfig
 from remem.models import ScoredMemory
 
@@ -255,8 +257,9 @@ def _priors(
     memo: RecordMemo,
     now: datetime,
 ) -> _Priors:
-    """The prior factors of every slot: the memoised age priors, and :func:`prior_factors`'
-    speaker, dates and time factors for the slots of a query with any cue (else 1)."""
+    """The prior factors of every slot: the memoised age priors, and :func:`cue_factors`'
+    speaker, dates, time and answer-type factors for the slots of a query with any cue
+    (else 1)."""
     n = len(keys)
     speaker, dates, timed, typed = np.ones(n), np.ones(n), np.ones(n), np.ones(n)
     cands: list[Candidate] = []
@@ -271,10 +274,9 @@ def _priors(
         cues = query_cues(query, now, {v.speaker for v in views if v.speaker}, stages)
         if cues.speakers or cues.windows or cues.asks_time or cues.categories:
             for i, v in enumerate(views, start=s):
-                _, recency, usage, _ = rows[i]
-                f = prior_factors(v, cues, now, stages, inclusion, (recency, usage))
-                speaker[i], dates[i], timed[i] = f["speaker"], f["dates"], f["time_expressions"]
-                typed[i] = f.get("answer_type", 1.0)
+                speaker[i], dates[i], timed[i], typed[i] = cue_factors(
+                    v.created_at, v.text, v.speaker, cues, stages
+                )
         s += count
     return _Priors(
         cands,

@@ -203,7 +203,7 @@ def _cut(
     participants the cues look for), then, only when the query has a cue, every row's
     ``(score, created_at, text)``."""
     # Imported here: the stages' config holds this stage's config, and the priors read it.
-    from remem.controller.stages.priors import CandidateView, prior_factors, query_cues
+    from remem.controller.stages.priors import cue_factors, query_cues
 
     plain = list(range(min(depth, n)))
     if not stages.prior_depth.enabled or n <= depth:
@@ -215,11 +215,13 @@ def _cut(
     weighted: list[tuple[float, int]] = []
     for i in range(n):
         score, created_at, text = row_of(i)
-        view = CandidateView(created_at, 0, text, speakers[i])
-        # Only the cue priors choose the cut: recency and usage are not computed for it.
-        factors = prior_factors(view, cues, now, stages, inclusion, ages=(1.0, 1.0))
+        # Only the cue priors choose the cut (CUE_PRIORS, in that order): recency and usage
+        # are not computed for it.
+        speaker, dates, timed, typed = cue_factors(created_at, text, speakers[i], cues, stages)
         value = max(score, 0.0)
-        for name in CUE_PRIORS:
-            value *= factors.get(name, 1.0)
+        value *= speaker
+        value *= dates
+        value *= timed
+        value *= typed
         weighted.append((-value, i))
     return sorted(i for _, i in sorted(weighted)[:depth])

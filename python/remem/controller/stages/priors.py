@@ -33,6 +33,7 @@ __all__ = [
     "CandidateView",
     "QueryCues",
     "age_priors",
+    "cue_factors",
     "prior_factors",
     "query_cues",
     "speaker_of",
@@ -104,6 +105,30 @@ def age_priors(
     )
 
 
+def cue_factors(
+    created_at: datetime,
+    text: str,
+    speaker: str | None,
+    cues: QueryCues,
+    config: RecallStagesConfig,
+) -> tuple[float, float, float, float]:
+    """``(speaker, dates, time_expressions, answer_type)`` of a candidate: the priors that read
+    the query (:func:`prior_factors`' values; ``answer_type`` is 1.0 when that stage is off)."""
+    speaker_f = 1.0
+    if cues.speakers and speaker in cues.speakers:
+        speaker_f += config.speaker.boost
+    dates = 1.0
+    if cues.windows and any(a <= created_at < b for a, b in cues.windows):
+        dates += config.dates.boost
+    timed = 1.0
+    if cues.asks_time and states_time(text):
+        timed += config.time_expressions.boost
+    typed = 1.0
+    if cues.categories and mentions(text, cues.categories, cues.participants):
+        typed += config.answer_type.boost
+    return speaker_f, dates, timed, typed
+
+
 def prior_factors(
     c: CandidateView,
     cues: QueryCues,
@@ -115,15 +140,7 @@ def prior_factors(
     """Every prior's factor for ``c`` (keys :data:`PRIOR_NAMES`, in order, then
     ``answer_type`` when that stage is on); ``ages``: the candidate's :func:`age_priors` when
     already computed (else they are computed here)."""
-    speaker = 1.0
-    if cues.speakers and c.speaker in cues.speakers:
-        speaker += config.speaker.boost
-    dates = 1.0
-    if cues.windows and any(a <= c.created_at < b for a, b in cues.windows):
-        dates += config.dates.boost
-    timed = 1.0
-    if cues.asks_time and states_time(c.text):
-        timed += config.time_expressions.boost
+    speaker, dates, timed, typed = cue_factors(c.created_at, c.text, c.speaker, cues, config)
     recency, usage = ages if ages is not None else age_priors(c, now, config, inclusion)
     factors = {
         "recency": recency,
@@ -133,8 +150,5 @@ def prior_factors(
         "time_expressions": timed,
     }
     if config.answer_type.enabled:
-        typed = 1.0
-        if cues.categories and mentions(c.text, cues.categories, cues.participants):
-            typed += config.answer_type.boost
         factors["answer_type"] = typed
     return factors
