@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -98,13 +98,16 @@ async def test_reads_racing_writes_never_keep_stale_rows(store: DuckDBRecordStor
         assert await store.get(ids) == await _uncached(store, ids)
 
 
-def test_store_skips_rows_read_across_a_write_and_evicts_oldest() -> None:
+def test_store_skips_rows_a_write_named_since_the_read_and_evicts_oldest() -> None:
     cache = RowCache(limit=3)
     row = tuple(range(26))
     since = cache.generation
     cache.invalidate(["x"])
-    cache.store({"a": row}, since=since)
-    assert cache.lookup(["a"]) == ({}, ["a"])
+    cache.take(["b"])
+    assert cache.store({"a": row, "b": row, "x": row}, since=since)
+    # a write named x and b after the read began: only a, which no write changed, is kept
+    assert cache.lookup(["a", "b", "x"]) == ({"a": row}, ["b", "x"])
+    cache.invalidate(["a"])
     since = cache.generation
     cache.store({k: row for k in "abcd"}, since=since)
     assert len(cache) == 3
@@ -142,9 +145,31 @@ def test_put_back_only_when_no_write_body_ran_since_the_take() -> None:
     assert cache.put_back(taken, generation=generation)
     assert cache.lookup(["a"]) == ({"a": row}, [])
     generation, taken = cache.take(["a"])
-    cache.invalidate(["q"])  # another write body ran after the take
-    assert not cache.put_back(taken, generation=generation)
+    cache.invalidate(["q"])  # another write body ran after the take, on another row
+    assert cache.put_back(taken, generation=generation)
+    assert cache.lookup(["a"]) == ({"a": row}, [])
+    generation, taken = cache.take(["a"])
+    cache.take(["a"])  # a second body of the group took it again (finding nothing)
+    assert cache.put_back(taken, generation=generation)
+    assert cache.lookup(["a"]) == ({}, ["a"])  # named since: not put back
+
+
+def test_a_read_older_than_the_write_log_stores_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("remem.stores.duckdb.row_cache.LOG_IDS", 4)
+    cache = RowCache()
+    row = tuple(range(26))
+    since = cache.generation
+    for name in "pqrstu":  # six writes of one id each: the log keeps the last four
+        cache.invalidate([name])
+    assert not cache.store({"a": row}, since=since)
     assert cache.lookup(["a"]) == ({}, ["a"])
+    recent = cache.generation - 2
+    cache.invalidate(["v"])
+    assert cache.store({"a": row, "v": row}, since=recent)  # still within the log
+    assert cache.lookup(["a", "v"]) == ({"a": row}, ["v"])
+    assert not cache.store({"a": row}, since=cache.generation + 1)  # a generation not yet seen
 
 
 async def test_access_updates_are_written_through_equal_to_duckdb(
@@ -259,7 +284,7 @@ async def test_a_write_during_the_warm_up_keeps_its_rows_out(store: DuckDBRecord
     assert cache.warmed
 
 
-async def test_the_warm_up_pages_stop_at_a_write_and_never_block_reads(
+async def test_the_warm_up_pages_skip_written_rows_and_never_block_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from remem.stores.duckdb import row_warm
@@ -278,18 +303,31 @@ async def test_the_warm_up_pages_stop_at_a_write_and_never_block_reads(
         await store.warm_cache()
         held = list(cache.lookup([r.id for r in records])[0])
         assert await store.get(held) == await _uncached(store, held)
-    db = DuckDBDatabase(path)
-    async with DuckDBRecordStore(db) as store:
-        cache, real_store = db.record_rows, db.record_rows.store
+    for named, expected, log_ids in (([records[5].id], 19, 100), (["zz1", "zz2", "zz3"], 3, 2)):
+        db = DuckDBDatabase(path)
+        async with DuckDBRecordStore(db) as store:
+            cache, real_store = db.record_rows, db.record_rows.store
 
-        def store_then_write(rows: dict[str, tuple[object, ...]], *, since: int) -> bool:
-            kept = real_store(rows, since=since)
-            cache.invalidate([])  # a write body runs right after the first page
-            return kept
+            def store_then_write(
+                rows: dict[str, tuple[object, ...]],
+                *,
+                since: int,
+                ids: list[str] = named,
+                cache: RowCache = cache,
+                real_store: Callable[..., bool] = real_store,
+            ) -> bool:
+                kept = real_store(rows, since=since)
+                cache.invalidate(ids)  # a write body runs right after each page
+                return kept
 
-        monkeypatch.setattr(cache, "store", store_then_write)
-        await store.warm_cache()
-        assert len(cache) == 3  # the first page only: the warm-up stopped at the write
+            monkeypatch.setattr(cache, "store", store_then_write)
+            # One id a write: the warm goes on, without that row. With a log of two ids, three
+            # named at once no longer reach back to the warm's start: it stops after a page.
+            monkeypatch.setattr("remem.stores.duckdb.row_cache.LOG_IDS", log_ids)
+            await store.warm_cache()
+            assert len(cache) == expected
+            if expected == 19:
+                assert cache.lookup([records[5].id])[1] == [records[5].id]
     db = DuckDBDatabase(path)
     async with DuckDBRecordStore(db) as store:
         await store.warm_cache()  # no write meanwhile: every page stored
@@ -301,3 +339,29 @@ async def test_the_warm_up_pages_stop_at_a_write_and_never_block_reads(
         await store.get([records[0].id])  # closed while warming: cancelled cleanly
     async with DuckDBRecordStore(DuckDBDatabase(path)) as store:
         assert len(await store.get([r.id for r in records])) == 20
+
+
+async def test_the_warm_up_keeps_filling_while_recall_writes_access_notes(tmp_path: Path) -> None:
+    db = DuckDBDatabase(tmp_path / "memory.duckdb")
+    async with DuckDBRecordStore(db) as writer:
+        await writer.put([record(i) for i in range(5_000)])  # more than two warm-up pages
+    db = DuckDBDatabase(tmp_path / "memory.duckdb")
+    async with DuckDBRecordStore(db) as store:
+        ids = [record(i).id for i in range(0, 5_000, 7)]
+        accessed = ids[:40]
+        # The first get starts the warm-up; access notes and an upsert run while it pages.
+        await store.get(ids[:1])
+        for n in range(5):
+            await store.record_accesses(accessed, [0.5] * 40, T0 + timedelta(days=30, minutes=n))
+            await asyncio.sleep(0)
+        await store.upsert([record(3, text="rewritten")])
+        await store.warm_cache()
+        cache = db.record_rows
+        held, missing = cache.lookup([record(i).id for i in range(5_000)])
+        # every row is cached except possibly those the writes named; and each cached row is
+        # what DuckDB holds
+        named = set(accessed) | {record(3).id}
+        assert set(missing) <= named
+        assert len(held) >= 5_000 - len(named)
+        assert await store.get(ids) == await _uncached(store, ids)
+        assert (await store.get([record(3).id]))[0].text == "rewritten"

@@ -12,15 +12,19 @@ write to ``memory_records`` goes through :class:`DuckDBRecordStore` on the file'
 * a write invalidates its ids and bumps ``generation`` inside its transaction body, on the
   worker thread, before its SQL runs (a group commit that rolls back and re-runs each call
   invalidates again, which is harmless);
-* a read notes ``generation`` before it is queued and stores its rows only if no write body ran
-  since: a read that could have seen an uncommitted (or later rolled back) write, or that raced
-  a write's invalidation, stores nothing;
+* a read notes ``generation`` before it is queued and stores only the rows no write body named
+  since: a row that could have been read from an uncommitted (or later rolled back) write, or
+  that raced a write's invalidation, is not stored, while the read's other rows — which no
+  write since changed, since a write names every row it changes — are. The ids of the last
+  writes are logged for this (:data:`LOG_IDS` at most); a read older than the log stores
+  nothing. (Before the log, any write dropped the whole read: the background warm-up, racing
+  recall's own access notes, stopped after its first page.);
 * check-and-store and bump-and-invalidate hold one lock (the worker and the loop are two
   threads);
 * write-through (``record_accesses`` only, whose new row values follow from the old row): the
   write body :meth:`take` s its rows out (an invalidation that hands back what it removed) and,
   once the transaction committed, the store puts the updated rows back with :meth:`put_back`
-  — only if no other write body ran since the take (then DuckDB holds exactly those values).
+  — those no other write body named since the take (DuckDB holds exactly their values).
   A rolled-back group re-runs the body, whose second take finds nothing to hand back.
   Recall reinforces the records it returns, so without this the rows most likely to be read
   again were the ones evicted after every access flush.
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import marshal
 import threading
+from collections import deque
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
@@ -48,6 +53,9 @@ DEFAULT_ROW_LIMIT = 200_000
 """Most rows a RowCache holds (packed: ~0.5 kB each with a short text and its id)."""
 DEFAULT_HOT_LIMIT = 20_000
 """Most of them also held unpacked (~1.4 kB each): the ones stored or handed out last."""
+
+LOG_IDS = 100_000
+"""Most ids the log of recent writes holds (a read older than the log stores nothing)."""
 
 Row = tuple[Any, ...]
 
@@ -72,6 +80,9 @@ class RowCache:
         self._packed: dict[str, bytes] = {}
         self._hot: dict[str, Row] = {}
         self._lock = threading.Lock()
+        # (generation, ids) of the last writes, oldest first; generations are consecutive.
+        self._log: deque[tuple[int, tuple[str, ...]]] = deque()
+        self._logged = 0
 
     def __len__(self) -> int:
         return len(self._packed)
@@ -95,16 +106,23 @@ class RowCache:
         return held, missing
 
     def store(self, rows: dict[str, Row], *, since: int) -> bool:
-        """Keep ``rows`` if no write ran since ``generation`` was ``since``; True if kept."""
+        """Keep those of ``rows`` that no write named since ``generation`` was ``since``; False
+        when the log no longer reaches back to ``since`` (nothing kept: read again)."""
         with self._lock:
             return self._keep(rows, since=since)
 
     def _keep(self, rows: dict[str, Row], *, since: int) -> bool:
-        if not rows or self.limit <= 0 or self.generation != since:
+        written = self._written_since(since)
+        if written is None:
             return False
+        if not rows or self.limit <= 0:
+            return True
         packed, hot = self._packed, self._hot
         for key, row in rows.items():
-            packed.pop(key, None)  # re-inserted last: the oldest stored is evicted first
+            # A held row is committed and current (a write removes it first), so it equals
+            # this one: kept as it is, the same object the decoded-record memo knows.
+            if key in written or key in packed:
+                continue
             packed[key] = marshal.dumps(row)
             hot.pop(key, None)
             hot[key] = row
@@ -116,20 +134,46 @@ class RowCache:
         _trim(hot, self.hot_limit)
         return True
 
+    def _written_since(self, since: int) -> set[str] | frozenset[str] | None:
+        """The ids the writes after generation ``since`` named; None if the log is shorter."""
+        if since == self.generation:
+            return frozenset()
+        log = self._log
+        if since > self.generation or not log or log[0][0] > since + 1:
+            return None
+        written: set[str] = set()
+        for generation, ids in reversed(log):
+            if generation <= since:
+                break
+            written.update(ids)
+        return written
+
+    def _bump(self, ids: tuple[str, ...]) -> None:
+        """A write body starts: a new generation, logged with the ids it names."""
+        self.generation += 1
+        log = self._log
+        log.append((self.generation, ids))
+        self._logged += len(ids)
+        while self._logged > LOG_IDS and log:
+            self._logged -= len(log.popleft()[1])
+
     def invalidate(self, ids: Iterable[str]) -> None:
-        """Forget ``ids`` and make every read in flight skip storing (call before writing)."""
+        """Forget ``ids`` and make every read in flight skip storing them (call before
+        writing)."""
+        named = tuple(ids)
         with self._lock:
-            self.generation += 1
-            for i in ids:
+            self._bump(named)
+            for i in named:
                 self._packed.pop(i, None)
                 self._hot.pop(i, None)
 
     def take(self, ids: Iterable[str]) -> tuple[int, dict[str, Row]]:
         """:meth:`invalidate`, returning (the new generation, the rows it removed)."""
+        named = tuple(ids)
         with self._lock:
-            self.generation += 1
+            self._bump(named)
             taken: dict[str, Row] = {}
-            for i in ids:
+            for i in named:
                 blob = self._packed.pop(i, None)
                 row = self._hot.pop(i, None)
                 if blob is not None:
@@ -138,7 +182,7 @@ class RowCache:
 
     def put_back(self, rows: dict[str, Row], *, generation: int) -> bool:
         """Store ``rows`` (the committed values of a write whose :meth:`take` returned
-        ``generation``) if no write body ran since; True if stored."""
+        ``generation``) but those a later write body named; False if the log is shorter."""
         with self._lock:
             return self._keep(rows, since=generation)
 

@@ -10,9 +10,12 @@ store's calls never queue behind it.
 
 Consistency: the rows are the committed state when the query ran, at or after the moment the
 warm noted ``generation`` on the store's worker (see :func:`warm_rows`); each page is stored
-only if no write body ran since (:meth:`RowCache.store`), and the first write stops the warm —
-exactly the rule every read of the cache follows. Pages come in table order (for a store
-written in time order, oldest first), so the newest rows are evicted last and stay unpacked.
+but the rows a write body named since (:meth:`RowCache.store`) — exactly the rule every read
+of the cache follows — and the warm stops only when the cache's log of writes no longer
+reaches back to that moment. (It used to stop at the first write: recall's own access notes
+stopped it after one page, and the first questions after an ingest read DuckDB instead.)
+Pages come in table order (for a store written in time order, oldest first), so the newest
+rows are evicted last and stay unpacked.
 The rows are chosen by a threshold on ``created_at`` (two columns sorted), not by ordering whole
 rows, which made DuckDB materialise them: ~700 MiB of RSS at 1M records for 200k rows.
 """
@@ -38,8 +41,8 @@ log = logging.getLogger(__name__)
 
 async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
     """Store up to ``cache.limit`` of the newest live rows in ``cache``; returns how many
-    were stored (fewer when a write ran meanwhile). A failure is logged, never raised: the
-    cache only stays colder."""
+    pages' rows were offered to the cache (writes meanwhile keep the rows they named out). A
+    failure is logged, never raised: the cache only stays colder."""
     stored = 0
     cursor: duckdb.DuckDBPyConnection | None = None
     pages = BlockingWorker(f"warm-{db.path.name}")
@@ -51,10 +54,11 @@ async def warm_rows(db: DuckDBDatabase, cache: RowCache) -> int:
         cursor = opened
         await pages.run(functools.partial(_start, opened, cache.limit))
         fetch = functools.partial(opened.fetchmany, WARM_PAGE)
-        while cache.generation == since:
+        while True:
             rows = await pages.run(fetch)
-            if cache.store({row[0]: row for row in rows}, since=since):
-                stored += len(rows)
+            if not cache.store({row[0]: row for row in rows}, since=since):
+                break  # the log of writes no longer reaches back: the rest would be dropped too
+            stored += len(rows)
             if len(rows) < WARM_PAGE:
                 break
     except (duckdb.Error, BackendError) as exc:  # BackendError: the database closed under us
