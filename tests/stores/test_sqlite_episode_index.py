@@ -16,7 +16,7 @@ import pytest
 from remem.errors import ConfigError
 from remem.models import EpisodicHit, TranscriptEntry
 from remem.stores.episodic import NoteInput
-from remem.stores.sqlite.episode_index import EpisodeIndex
+from remem.stores.sqlite.episode_index import EpisodeIndex, EpisodeQuery, HitRowCache, fetch_hits
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -207,3 +207,45 @@ async def test_index_rebuilds_when_rows_vanish(tmp_path: Path) -> None:
         view = index.catch_up(small)
     assert (view.last_seq, view.terms.n_docs) == (2, 2)
     assert view.seqs.tolist() == [1, 2]
+
+
+def test_hit_rows_come_from_the_cache_and_never_from_a_replaced_file(tmp_path: Path) -> None:
+    index = EpisodeIndex()
+
+    async def seed() -> None:
+        for name, count in (("big.db", 5), ("small.db", 2)):
+            async with SQLiteEpisodicStore(tmp_path / name) as store:
+                for i in range(count):
+                    await store.add_note(f"{name}-{i}", f"kelp {i}", created_at=T0)
+
+    asyncio.run(seed())
+    query = EpisodeQuery(terms=("kelp",), limit=10)
+    with (
+        closing(sqlite3.connect(tmp_path / "big.db")) as big,
+        closing(sqlite3.connect(tmp_path / "small.db")) as small,
+    ):
+        view = index.catch_up(big)
+        first = fetch_hits(big, [query], view.candidates_many([query]), index.hit_rows)
+        assert len(index.hit_rows) == 5
+        # the same rows again, now from the cache, while the table is gone from this connection
+        big.execute("ALTER TABLE episodic_items RENAME TO hidden")
+        again = fetch_hits(big, [query], view.candidates_many([query]), index.hit_rows)
+        assert again == first
+        big.execute("ALTER TABLE hidden RENAME TO episodic_items")
+        # a replaced file (max(seq) went down) resets the index and its rows: seqs 1 and 2 are
+        # other rows there
+        view = index.catch_up(small)
+        assert len(index.hit_rows) == 0
+        rows = fetch_hits(small, [query], view.candidates_many([query]), index.hit_rows)[0]
+        assert rows is not None
+        assert sorted(r[0] for r in rows) == ["small.db-0", "small.db-1"]  # (id, kind, ...)
+
+
+def test_the_hit_row_cache_holds_its_limit_newest_first_out() -> None:
+    cache = HitRowCache(limit=3)
+    cache.store({s: (s, f"row {s}") for s in range(1, 6)})
+    assert len(cache) == 3
+    assert cache.lookup([1, 3, 5, 9]) == ({3: (3, "row 3"), 5: (5, "row 5")}, [1, 9])
+    cache.clear()
+    assert cache.lookup([5]) == ({}, [5])
+    HitRowCache(limit=0).store({1: (1,)})  # a zero limit holds nothing and does not fail

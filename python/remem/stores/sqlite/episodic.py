@@ -314,7 +314,9 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
         def search(conn: sqlite3.Connection) -> list[list[EpisodicHit]]:
             # On the worker thread: the catch-up (and any merge) never blocks the event loop.
             view = episodes.catch_up(conn)
-            found_rows = fetch_hits(conn, requests, view.candidates_many(requests))
+            found_rows = fetch_hits(
+                conn, requests, view.candidates_many(requests), episodes.hit_rows
+            )
             reader = HitReader()
             return [
                 read_hits(conn, fts5_plan(r))
@@ -325,7 +327,9 @@ class SQLiteEpisodicStore(EpisodicStoreBase):
 
         def search_rows(conn: sqlite3.Connection) -> list[Sequence[EpisodicHit]]:
             view = episodes.catch_up(conn)
-            found_rows = fetch_hits(conn, requests, view.candidates_many(requests))
+            found_rows = fetch_hits(
+                conn, requests, view.candidates_many(requests), episodes.hit_rows
+            )
             reader = HitReader()
             return [
                 read_hits(conn, fts5_plan(r)) if found is None else HitRows(found, reader)
