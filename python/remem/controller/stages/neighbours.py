@@ -205,13 +205,17 @@ async def expand_neighbours(
     positions = _columns(hits)[0]
     hit = {p for p in positions if p is not None}
     near = _windows(positions, config)
-    # A neighbour is in its session's scope, the scope of the hit that brought it in.
-    if isinstance(hits, HitRows):
-        scopes = {
-            s: hits.namespace(i) for i in range(len(hits)) if (s := hits.session_id(i)) is not None
-        }
-    else:
-        scopes = {h.session_id: h.namespace for h in hits if h.session_id is not None}
+    # A neighbour is in its session's scope: the scope of the last hit of that session (only
+    # the sessions read are looked up, from the end).
+    wanted = {session for session, _, _ in ranges}
+    scopes: dict[str, str] = {}
+    rows = hits if isinstance(hits, HitRows) else None
+    for i in reversed(range(len(hits))):
+        s = rows.session_id(i) if rows is not None else hits[i].session_id
+        if s in wanted and s not in scopes:
+            scopes[s] = rows.namespace(i) if rows is not None else hits[i].namespace
+            if len(scopes) == len(wanted):
+                break
     out: list[EpisodicHit] = []
     for (session, _, _), turns in zip(ranges, await read(ranges), strict=True):
         scope = scopes.get(session)

@@ -9,6 +9,7 @@ import psycopg
 from psycopg.types.json import Json
 
 from remem.models import TranscriptEntry, TranscriptSession
+from remem.models.base import trusted
 from remem.stores.base.transcript import TranscriptStoreBase, unknown_session
 from remem.stores.postgres.connection import raise_backend
 from remem.stores.postgres.lazy_pool import LazyPool
@@ -244,12 +245,17 @@ def _session(row: tuple[Any, ...]) -> TranscriptSession:
 
 def _entry(row: tuple[Any, ...]) -> TranscriptEntry:
     id_, session_id, turn, user, assistant, created_at, metadata = row
-    return TranscriptEntry.model_construct(
-        id=id_,
-        session_id=session_id,
-        turn_number=turn,
-        user_message=user,
-        assistant_message=assistant,
-        created_at=created_at.astimezone(UTC),
-        metadata=metadata,
+    # Every field given, from a stored (validated) row: built unvalidated (trusted), 3x
+    # faster than model_construct; recall reads ~35 turns a question.
+    return trusted(
+        TranscriptEntry,
+        {
+            "id": id_,
+            "session_id": session_id,
+            "turn_number": turn,
+            "user_message": user,
+            "assistant_message": assistant,
+            "created_at": created_at.astimezone(UTC),
+            "metadata": metadata,
+        },
     )
