@@ -29,6 +29,7 @@ from remem.stores.duckdb.schema import RECORD_TYPES
 from remem.stores.records import LifecycleColumns
 from remem.stores.shared.record_checks import missing_error
 from remem.stores.shared.record_rows import (
+    ACCESS_COLUMNS,
     LIFECYCLE_COLUMNS,
     RECORD_COLUMNS,
     TIME_COLUMNS,
@@ -361,10 +362,7 @@ def _unknown(ids: list[str]) -> Exception:
     return missing_error(ids, action="supersede")
 
 
-_BASE, _REFERENCE, _ACCESSED, _COUNT = (
-    RECORD_COLUMNS.index(c)
-    for c in ("base_score", "score_reference_time", "accessed_at", "access_count")
-)
+_BASE, _REFERENCE, _ACCESSED, _COUNT = (RECORD_COLUMNS.index(c) for c in ACCESS_COLUMNS)
 
 
 def _accessed(row: Row, base_score: float, at_us: int) -> Row:

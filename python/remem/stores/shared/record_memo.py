@@ -6,7 +6,11 @@ Recall reads the records behind every candidate of a batch (~56 a single recall,
 was the largest per-query cost left around the kernels. The embedded record store answers from
 its row cache, whose rows are immutable tuples replaced (never changed) by a write, so a
 record decoded from a row stays exact for as long as the cache holds that same row object:
-:class:`DecodedRecords` keys each decoded record by the identity of its row.
+:class:`DecodedRecords` keys each decoded record by the identity of its row. A row that is
+another object is compared with the one decoded (:func:`~remem.stores.shared.record_rows.
+reaccessed`): equal (a packed row of the cache, unpacked anew by each read) gives the same
+record, and one that differs only in its access columns — the rows recall's own access note
+rewrites after every recall, ~10 a query — a copy with the new counts, without a decode.
 
 Records it returns are shared between calls: their ``metadata`` dict must not be changed. A
 caller that hands records onward (recall's results) gives out :func:`detached` copies, which
@@ -15,6 +19,7 @@ own their metadata, as every ``RecordStore.get`` result does.
     memo = DecodedRecords()
     a = memo.records({"m1": row})["m1"]
     memo.records({"m1": row})["m1"] is a   # True: same row object, no second decode
+    memo.records({"m1": tuple(list(row))})["m1"] is a   # True: an equal row, compared
     detached(a) == a and detached(a).metadata is not a.metadata   # True
 """
 
@@ -26,7 +31,7 @@ from typing import Any
 
 from remem.models import MemoryRecord
 from remem.models.base import trusted
-from remem.stores.shared.record_rows import row_to_record
+from remem.stores.shared.record_rows import reaccessed, row_to_record
 
 __all__ = ["DEFAULT_DECODED_LIMIT", "DecodedRecords", "detached"]
 
@@ -38,7 +43,8 @@ Row = tuple[Any, ...]
 
 
 class DecodedRecords:
-    """``row_to_record`` of rows by id, memoised while the identical row object is given."""
+    """``row_to_record`` of rows by id, memoised while the identical row object, an equal
+    row or one changed only by an access note is given."""
 
     __slots__ = ("_held", "limit")
 
@@ -58,7 +64,10 @@ class DecodedRecords:
             if got is not None and got[0] is row:
                 out[key] = got[1]
                 continue
-            record = out[key] = row_to_record(row)
+            record = None if got is None else reaccessed(got[1], got[0], row)
+            if record is None:
+                record = row_to_record(row)
+            out[key] = record
             held.pop(key, None)  # re-inserted last: the oldest decoded is evicted first
             held[key] = (row, record)
         excess = len(held) - self.limit

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from typing import Any
 
 from remem.errors import InvalidArgumentError, shown
@@ -72,6 +73,14 @@ LIST_COLUMNS: frozenset[str] = frozenset({"parent_ids", "entity_ids"})
 
 LIFECYCLE_COLUMNS: tuple[str, ...] = RECORD_COLUMNS[5:15]
 """The columns ``update_lifecycle`` rewrites (stage .. protected)."""
+
+ACCESS_COLUMNS: tuple[str, ...] = (
+    "base_score",
+    "score_reference_time",
+    "accessed_at",
+    "access_count",
+)
+"""The columns ``record_accesses`` rewrites (recall's access note), in RECORD_COLUMNS order."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -251,6 +260,38 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
             "valid_to": t(row[25]),
         },
     )
+
+
+_BASE, _REFERENCE, _ACCESSED, _COUNT = (RECORD_COLUMNS.index(c) for c in ACCESS_COLUMNS)
+_access_values = itemgetter(_BASE, _REFERENCE, _ACCESSED, _COUNT)
+_other_values = itemgetter(*(i for i, c in enumerate(RECORD_COLUMNS) if c not in ACCESS_COLUMNS))
+
+
+def reaccessed(
+    record: MemoryRecord, before: Sequence[Any], row: Sequence[Any]
+) -> MemoryRecord | None:
+    """``row_to_record(row)``, derived from ``record`` (decoded from the row ``before``) when
+    the two rows differ in no column outside :data:`ACCESS_COLUMNS`: ``record`` itself when
+    they are equal (a re-read of the same row), a copy with the new access values when only
+    those differ (the row after an access note); None when another column differs.
+
+    A row holds the same objects after an access note (the store rebuilds the tuple), so the
+    comparison is mostly identity checks; it costs a fraction of a decode.
+
+        after = reaccessed(record, row, row_after_access)  # access_count + 1, the rest shared
+    """
+    if len(row) != len(before) or _other_values(row) != _other_values(before):
+        return None
+    if _access_values(row) == _access_values(before):
+        return record
+    lifecycle = dict(record.lifecycle.__dict__)
+    lifecycle["base_score"] = float(row[_BASE])
+    lifecycle["score_reference_time"] = decode_required(row[_REFERENCE])
+    lifecycle["accessed_at"] = _time(row[_ACCESSED])
+    lifecycle["access_count"] = int(row[_COUNT])
+    values = dict(record.__dict__)
+    values["lifecycle"] = trusted(MemoryLifecycleMetadata, lifecycle)
+    return trusted(MemoryRecord, values)
 
 
 _STAGES: dict[object, MemoryStage] = {m.value: m for m in MemoryStage}
