@@ -22,7 +22,14 @@ def decay_rescore(record_store: RecordStore, decay: DecayCalculator) -> Rescore:
     """A ``Rescore`` for :class:`remem.graph.AccessTracker` built on ``decay``."""
 
     async def rescore(ids: Sequence[str], at: datetime) -> Sequence[float]:
-        records = await record_store.get(ids)
+        # The records recall just returned: the embedded store's decoded-record memo holds
+        # them (a flush of 1,000 ids decoded every row again: ~0.1 s of a 1,000-query batch).
+        shared = await record_store.get_shared(ids)
+        records = (
+            [shared[i] for i in ids]
+            if len(shared) == len(set(ids))
+            else await record_store.get(ids)  # raises the store's error naming the missing
+        )
         return [
             decay.reinforce(r.lifecycle.base_score, r.lifecycle.score_reference_time, at)[0]
             for r in records
