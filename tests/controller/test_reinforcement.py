@@ -15,6 +15,7 @@ from remem.lifecycle import DecayCalculator
 from remem.stores import RecordStore
 from remem.stores.duckdb import DuckDBDatabase, DuckDBRecordStore
 from remem.stores.postgres.records import PostgresRecordStore
+from remem.stores.records import get_existing
 from tests.stores.factories import T0, lifecycle, record
 from tests.stores.test_record_contract import BACKENDS
 
@@ -37,7 +38,7 @@ async def test_rescore_reinforces_the_stored_bases_and_follows_each_write(
     decay = DecayCalculator()
     rescore = decay_rescore(store, decay)
     ids = [r.id for r in reversed(recs)]  # any order: one score per id, in the ids' order
-    await store.get_shared(ids)  # what recall read: the memo holds these records
+    await get_existing(store, ids)  # what recall read: the embedded memo holds these
     at = T0 + timedelta(days=2)
 
     got = list(await rescore(ids, at))

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from remem.graph import Rescore
 from remem.lifecycle import DecayCalculator
-from remem.stores.records import RecordStore
+from remem.stores.records import RecordStore, get_existing
 
 
 def decay_rescore(record_store: RecordStore, decay: DecayCalculator) -> Rescore:
@@ -24,7 +24,7 @@ def decay_rescore(record_store: RecordStore, decay: DecayCalculator) -> Rescore:
     async def rescore(ids: Sequence[str], at: datetime) -> Sequence[float]:
         # The records recall just returned: the embedded store's decoded-record memo holds
         # them (a flush of 1,000 ids decoded every row again: ~0.1 s of a 1,000-query batch).
-        shared = await record_store.get_shared(ids)
+        shared = await get_existing(record_store, ids)
         records = (
             [shared[i] for i in ids]
             if len(shared) == len(set(ids))
