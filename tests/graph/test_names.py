@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from remem.graph import guards_allow, normalise, number_tokens
+from remem.graph.names import _normalise_unicode
 
 
 def test_normalise_examples() -> None:
@@ -37,6 +38,17 @@ def test_years_and_v_numbers(a: int, b: int) -> None:
 @given(st.text(min_size=1, max_size=30))
 def test_normalise_is_idempotent(s: str) -> None:
     assert normalise(normalise(s)) == normalise(s)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_the_ascii_path_gives_the_unicode_paths_key(s: str) -> None:
+    assert normalise(s) == _normalise_unicode(s)
+
+
+@given(st.lists(st.sampled_from(["the", "A", "an", "Ana", "-", "!", "#", "C++", "  ", "\t"])))
+def test_the_ascii_path_on_articles_and_punctuation(parts: list[str]) -> None:
+    s = " ".join(parts)
+    assert normalise(s) == _normalise_unicode(s)
 
 
 def test_numbers_are_a_multiset() -> None:

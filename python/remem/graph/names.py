@@ -31,9 +31,24 @@ def _is_edge_punct(ch: str) -> bool:
     return ch not in _KEEP_AT_ENDS and unicodedata.category(ch).startswith("P")
 
 
+_ASCII_EDGES = "".join(c for c in map(chr, range(128)) if c.isspace() or _is_edge_punct(c))
+"""The ASCII characters :func:`_strip_edges` trims: whitespace and punctuation but ``#``."""
+
+
 def normalise(name: str) -> str:
     """The resolver's lookup key of a name: NFKC, casefold, collapsed whitespace, trimmed
     punctuation, no leading article. Returns "" for a name of punctuation only."""
+    if name.isascii():
+        # The same key without the Unicode passes (NFKC and casefold are lower() on ASCII):
+        # the query matcher normalises every n-gram of every query (~22 a recall).
+        words = name.lower().strip(_ASCII_EDGES).split()
+        while len(words) > 1 and words[0] in ARTICLES:
+            words = " ".join(words[1:]).strip(_ASCII_EDGES).split()
+        return " ".join(words)
+    return _normalise_unicode(name)
+
+
+def _normalise_unicode(name: str) -> str:
     words = unicodedata.normalize("NFKC", name).casefold().split()
     words = _strip_edges(words)
     while len(words) > 1 and words[0] in ARTICLES:  # a loop, so normalise is idempotent
