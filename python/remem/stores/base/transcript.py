@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
 
 from remem.errors import NotFoundError
 from remem.models import TranscriptEntry, TranscriptSession
+from remem.models.base import trusted
 from remem.scopes import Namespaces, normalize_namespaces
 from remem.stores.base.lifecycle import StoreLifecycle
 from remem.stores.transcript import (
@@ -30,6 +33,34 @@ def unknown_session(session_id: str) -> NotFoundError:
     """The refusal for a session that was never created (or was deleted)."""
     return NotFoundError(
         f"transcript session {session_id!r} does not exist; create it with create_session() first"
+    )
+
+
+def stored_entry(
+    entry_id: str,
+    session_id: str,
+    turn_number: int,
+    user_message: str,
+    assistant_message: str,
+    created_at: datetime,
+    metadata: dict[str, Any],
+) -> TranscriptEntry:
+    """The entry of a stored row, its values decoded by the backend (``created_at`` aware UTC).
+
+    Every field given, from a row validated when written: built unvalidated (``trusted``, 3x
+    faster than ``model_construct``); recall reads ~35 turns a question.
+    """
+    return trusted(
+        TranscriptEntry,
+        {
+            "id": entry_id,
+            "session_id": session_id,
+            "turn_number": turn_number,
+            "user_message": user_message,
+            "assistant_message": assistant_message,
+            "created_at": created_at,
+            "metadata": metadata,
+        },
     )
 
 

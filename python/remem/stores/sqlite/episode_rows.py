@@ -7,6 +7,7 @@ from typing import Any
 
 from remem.errors import DuplicateIdError
 from remem.models import EpisodeKind, TranscriptEntry
+from remem.stores.base.transcript import stored_entry
 from remem.stores.episodic import NoteInput, turn_text
 from remem.stores.shared.search_text import FullTextConfig
 from remem.stores.sqlite.codec import dump_metadata, from_micros, load_metadata, to_micros
@@ -73,12 +74,6 @@ def note_row(note: NoteInput, full_text: FullTextConfig) -> Row:
 
 def entry_from_row(row: Row) -> TranscriptEntry:
     id_, session_id, turn, user, assistant, created_at_us, metadata = row
-    return TranscriptEntry.model_construct(
-        id=id_,
-        session_id=session_id,
-        turn_number=turn,
-        user_message=user,
-        assistant_message=assistant,
-        created_at=from_micros(created_at_us),
-        metadata=load_metadata(metadata),
+    return stored_entry(
+        id_, session_id, turn, user, assistant, from_micros(created_at_us), load_metadata(metadata)
     )
