@@ -285,6 +285,19 @@ materialising the sorted newest-rows read; ``kb_per_memory`` does not see it. Th
 chooses its rows by a ``created_at`` threshold and streams them unsorted
 (``remem.stores.duckdb.row_warm``): 204 MiB at 1M, 124 MiB at 100k (186 before).
 
+Session 19 (``-k "throughput or p50 or first"``, one run, quiet machine): recall_many 894 /
+448 q/s at 10k / 100k (baseline 4,049 / 546), recall p50 2.24 / 3.75 ms, first recall after
+reopening 0.023 / 0.069 s. Three per-query costs went, the results unchanged: the decoded-record
+memo derives the record of a row changed only in its access columns (``reaccessed``: recall's
+own access note rewrites ~10 rows a query, each then decoded again) and reuses it for an equal
+row; the access note's rescore reads through that memo (``decay_rescore``: it decoded every
+reinforced row); ``normalise`` takes an ASCII path. Stages at 10k, two runs per side alternated
+(``-k "10k and throughput and remem"``): access 0.121-0.128 → 0.076-0.084 s, graph 0.050-0.051 →
+0.037 s, eligible 0.061-0.070 → 0.051-0.054 s. At 100k what is left is the full-text stage
+(~0.25 s of bm25 kernel for 1,000 queries, whose terms have long postings in this corpus, and
+~0.24 s reading hit rows the 20k-row hit cache does not hold), the ranking, the vector stage and
+the record read; dynamic pruning of the bm25 postings (MaxScore) is the next kernel-side step.
+
 Tests never assert timings; ``same_top1`` is the share of queries where remem and the baseline
 agree on the first hit (a sanity figure, not a target: remem adds graph and priors).
 """
