@@ -13,21 +13,15 @@ from remem.controller import decay_rescore
 from remem.errors import NotFoundError
 from remem.lifecycle import DecayCalculator
 from remem.stores import RecordStore
-from remem.stores.duckdb import DuckDBDatabase, DuckDBRecordStore
-from remem.stores.postgres.records import PostgresRecordStore
 from remem.stores.records import get_existing
 from tests.stores.factories import T0, lifecycle, record
-from tests.stores.test_record_contract import BACKENDS
+from tests.stores.test_record_contract import BACKENDS, record_store_of
 
 
 @pytest.fixture(params=BACKENDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RecordStore]:
-    if request.param == "duckdb":
-        async with DuckDBRecordStore(DuckDBDatabase(tmp_path / "memory.duckdb")) as records:
-            yield records
-    else:
-        async with PostgresRecordStore(request.getfixturevalue("pg_dsn")) as records:
-            yield records
+    async with record_store_of(request, tmp_path) as records:
+        yield records
 
 
 async def test_rescore_reinforces_the_stored_bases_and_follows_each_write(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -47,6 +48,19 @@ async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
 @pytest.fixture
 def store(stores: Pair) -> RecordStore:
     return stores[0]
+
+
+@contextlib.asynccontextmanager
+async def record_store_of(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[RecordStore]:
+    """The record store alone of a fixture parametrised by :data:`BACKENDS`."""
+    if request.param == "duckdb":
+        async with DuckDBRecordStore(DuckDBDatabase(tmp_path / "memory.duckdb")) as records:
+            yield records
+    else:
+        async with PostgresRecordStore(request.getfixturevalue("pg_dsn")) as records:
+            yield records
 
 
 async def snapshot(store: RecordStore) -> list[MemoryRecord]:

@@ -11,20 +11,14 @@ import pytest
 from remem.errors import InvalidArgumentError, NotFoundError
 from remem.models import MemoryRecord, MemoryStage
 from remem.stores import RecordStore
-from remem.stores.duckdb import DuckDBDatabase, DuckDBRecordStore
-from remem.stores.postgres.records import PostgresRecordStore
 from tests.stores.factories import T0, lifecycle, record
-from tests.stores.test_record_contract import BACKENDS, snapshot
+from tests.stores.test_record_contract import BACKENDS, record_store_of, snapshot
 
 
 @pytest.fixture(params=BACKENDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RecordStore]:
-    if request.param == "duckdb":
-        async with DuckDBRecordStore(DuckDBDatabase(tmp_path / "memory.duckdb")) as records:
-            yield records
-    else:
-        async with PostgresRecordStore(request.getfixturevalue("pg_dsn")) as records:
-            yield records
+    async with record_store_of(request, tmp_path) as records:
+        yield records
 
 
 def fact(i: int, subject: str, attribute: str, value: str, **changes: object) -> MemoryRecord:
