@@ -16,6 +16,7 @@ The parts are wired by :class:`~remem.controller.controller.MemoryController` (d
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from datetime import datetime
@@ -26,7 +27,7 @@ from numpy.typing import NDArray
 from remem.context.priming import Priming, PrimingConfig
 from remem.controller.gc_pause import gc_paused
 from remem.controller.priming import PrimingSources, prime_session
-from remem.controller.recall_options import check_queries, query_batch, recall_options
+from remem.controller.recall_options import check_queries, recall_options, start_query_batch
 from remem.controller.scope_checks import is_multi, read_scopes
 from remem.controller.scoped import keyed_facts_in
 from remem.controller.stages.question_form import statement_forms
@@ -194,13 +195,22 @@ class ReadAPI(ControllerState):
             return []
         # ``question_form``: the semantic retriever embeds each question's statement form.
         embedded = statement_forms(queries, self._recall.config.stages.question_form)
-        batch = await query_batch(self.collection_manager.embeddings, embedded, vectors, options)
-        await self.writes.barrier()
-        # See remem.controller.gc_pause: the collector cost a large share. The access note is
-        # inside the pause too: its flush reads every recalled record back (reinforcement), and
-        # the collections it triggered cost ~1 s a 1,000-query batch at 10k memories.
-        with gc_paused():
-            results = await self._recall.run(queries, batch, options, self.clock.now())
-            await self._books.note_access(results)
+        # The encode runs while the writes land and the retrievers that need no vector search.
+        batch = start_query_batch(self.collection_manager.embeddings, embedded, vectors, options)
+        try:
+            await self.writes.barrier()
+            # See remem.controller.gc_pause: the collector cost a large share. The access note
+            # is inside the pause too: its flush reads every recalled record back
+            # (reinforcement), and the collections it triggered cost ~1 s a 1,000-query batch
+            # at 10k memories.
+            with gc_paused():
+                results = await self._recall.run(queries, batch, options, self.clock.now())
+                await self._books.note_access(results)
+        finally:
+            if isinstance(batch, asyncio.Task):
+                if not batch.done():
+                    batch.cancel()
+                elif not batch.cancelled():
+                    batch.exception()  # raised through ``run``, or after another error raised
         self._books.emit("recall", started, queries=len(queries), k=k)
         return results

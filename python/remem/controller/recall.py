@@ -69,8 +69,9 @@ feedback) and ``dense_feedback`` (Rocchio on the query vector), both before fusi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -114,6 +115,20 @@ from remem.stores.transcript import TranscriptStore
 __all__ = ["RecallOptions", "RecallPipeline"]
 
 
+async def _all_or_none(*steps: Awaitable[Any]) -> list[Any]:
+    """Every step's result, as ``asyncio.gather``; when one fails, or the caller is cancelled,
+    the others are cancelled and awaited before the error propagates, so no search of a recall
+    (nor its query encode) outlives it."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+        raise
+
+
 class RecallPipeline:
     """Runs recall batches over the controller's stores (see the module docstring)."""
 
@@ -146,52 +161,25 @@ class RecallPipeline:
     async def run(
         self,
         queries: Sequence[str],
-        vectors: NDArray[np.float32],
+        vectors: NDArray[np.float32] | Awaitable[NDArray[np.float32]],
         options: RecallOptions,
         now: datetime,
     ) -> list[list[ScoredMemory]]:
+        """Every query's ranked memories. ``vectors``: the ``(len(queries), dim)`` query batch,
+        or an awaitable of it (the query encode, still running): the full text, the graph, the
+        neighbour expansion and the prior-aware cut do not need it, so they run while it is
+        computed (with ``feedback`` on, the full-text side waits for the vector hits)."""
         r = self.retrieval
         depth = max(options.k, self.config.candidates)
-        nb = self.config.stages.neighbours
         pd = self.config.stages.prior_depth
-        text_depth = depth * max(
-            nb.depth_factor if nb.enabled else 1, pd.depth_factor if pd.enabled else 1
-        )
         vector_depth = depth * pd.vector_factor if pd.enabled else depth
-        vec, texts, graphs = await asyncio.gather(
-            r.vectors(vectors, vector_depth, options),
-            r.texts(queries, text_depth, options),
+        vector_side = asyncio.ensure_future(self._vector_hits(vectors, vector_depth, options))
+        (_, vec), ranked_texts, graphs = await _all_or_none(
+            vector_side,
+            self._text_hits(queries, depth, options, now, vector_side),
             asyncio.gather(*(r.graph(q, depth, options, now) for q in queries)),
         )
-        # ``dense_feedback``: the query vectors move towards their best hits' (off: as is).
-        vec = await dense_feedback(
-            vectors,
-            vec,
-            self.config.stages.dense_feedback,
-            r.collections.vectors,
-            lambda batch: r.vectors(batch, vector_depth, options),
-        )
-        # ``feedback``: the best hits' words searched again, merged down-weighted (off: as is).
-        fb = self.config.stages.feedback
-        texts = await with_feedback(
-            queries,
-            texts,
-            fb,
-            lambda qs: r.texts(qs, text_depth, options),
-            await vector_docs(vec, fb, lambda ids: r.eligible(ids, options)),
-        )
-        if r.transcripts is not None and nb.enabled and nb.expand:
-            texts = list(
-                await asyncio.gather(*(expand_neighbours(t, nb, r.read_turns) for t in texts))
-            )
-        # Neighbour shares re-rank the deeper list, which is then cut back to ``depth`` BEFORE
-        # eligibility, so only the notes that can rank are read from the record store.
-        # ``prior_depth``: the query's speaker / date / time cues choose what survives the cut.
         stages, inclusion = self.config.stages, self.config.inclusion
-        ranked_texts = [
-            cut_texts(q, t, depth, now, stages, inclusion)
-            for q, t in zip(queries, texts, strict=True)
-        ]
         wanted = {m.id for ms in vec for m in ms}
         wanted |= {n.hit.id for ns in ranked_texts for n in ns if n.hit.kind is EpisodeKind.NOTE}
         records = await r.eligible(sorted(wanted), options)
@@ -206,6 +194,66 @@ class RecallPipeline:
         return [
             self._rank(q, v, t, g, records, options, now, memo)
             for q, v, t, g in zip(queries, vec, ranked_texts, graphs, strict=True)
+        ]
+
+    async def _vector_hits(
+        self,
+        vectors: NDArray[np.float32] | Awaitable[NDArray[np.float32]],
+        depth: int,
+        options: RecallOptions,
+    ) -> tuple[NDArray[np.float32], list[list[StagedScore]]]:
+        """The query batch (awaited when it is still being encoded) and its vector hits, after
+        ``dense_feedback`` (off: as found)."""
+        r = self.retrieval
+        batch = vectors if isinstance(vectors, np.ndarray) else await vectors
+        vec = await r.vectors(batch, depth, options)
+        # ``dense_feedback``: the query vectors move towards their best hits' (off: as is).
+        vec = await dense_feedback(
+            batch,
+            vec,
+            self.config.stages.dense_feedback,
+            r.collections.vectors,
+            lambda more: r.vectors(more, depth, options),
+        )
+        return batch, vec
+
+    async def _text_hits(
+        self,
+        queries: Sequence[str],
+        depth: int,
+        options: RecallOptions,
+        now: datetime,
+        vector_side: Awaitable[tuple[NDArray[np.float32], list[list[StagedScore]]]],
+    ) -> list[list[NeighbourScored]]:
+        """Every query's full-text hits, with feedback, neighbour expansion and the prior-aware
+        cut to ``depth``: everything of full text that comes before eligibility."""
+        r = self.retrieval
+        stages = self.config.stages
+        nb, pd, fb = stages.neighbours, stages.prior_depth, stages.feedback
+        text_depth = depth * max(
+            nb.depth_factor if nb.enabled else 1, pd.depth_factor if pd.enabled else 1
+        )
+        texts = await r.texts(queries, text_depth, options)
+        if fb.enabled:
+            # ``feedback``: the best hits' words searched again, merged down-weighted.
+            _, vec = await vector_side
+            texts = await with_feedback(
+                queries,
+                texts,
+                fb,
+                lambda qs: r.texts(qs, text_depth, options),
+                await vector_docs(vec, fb, lambda ids: r.eligible(ids, options)),
+            )
+        if r.transcripts is not None and nb.enabled and nb.expand:
+            texts = list(
+                await asyncio.gather(*(expand_neighbours(t, nb, r.read_turns) for t in texts))
+            )
+        # Neighbour shares re-rank the deeper list, which is then cut back to ``depth`` BEFORE
+        # eligibility, so only the notes that can rank are read from the record store.
+        # ``prior_depth``: the query's speaker / date / time cues choose what survives the cut.
+        return [
+            cut_texts(q, t, depth, now, stages, self.config.inclusion)
+            for q, t in zip(queries, texts, strict=True)
         ]
 
     def _rank_batch(

@@ -4,6 +4,7 @@ inputs the same way), the query embedding batch, and the ids a recall reinforces
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
@@ -169,17 +170,30 @@ def check_queries(queries: Sequence[str]) -> None:
         check_text(q, field="query")
 
 
+def start_query_batch(
+    embedder: EmbeddingService,
+    queries: Sequence[str],
+    vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None,
+    options: RecallOptions,
+) -> NDArray[np.float32] | asyncio.Task[NDArray[np.float32]]:
+    """The ``(len(queries), dim)`` query batch: ``vectors`` checked now, or zeros when the
+    vector retriever does not run (never searched) — else the task embedding the queries in
+    one call, started here so recall's other retrievers run while it encodes. The caller
+    awaits or cancels the task."""
+    dim = embedder.dimension
+    if vectors is None and "vector" not in options.sources:
+        return np.zeros((len(queries), dim), dtype=np.float32)
+    if vectors is None:
+        return asyncio.ensure_future(embed_queries(embedder, queries))
+    return check_query_vectors(vectors, len(queries), dim)
+
+
 async def query_batch(
     embedder: EmbeddingService,
     queries: Sequence[str],
     vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None,
     options: RecallOptions,
 ) -> NDArray[np.float32]:
-    """The ``(len(queries), dim)`` query batch: ``vectors`` checked, else the queries embedded
-    in one call — or zeros when the vector retriever does not run (never searched)."""
-    dim = embedder.dimension
-    if vectors is None and "vector" not in options.sources:
-        return np.zeros((len(queries), dim), dtype=np.float32)
-    if vectors is None:
-        return await embed_queries(embedder, queries)
-    return check_query_vectors(vectors, len(queries), dim)
+    """:func:`start_query_batch`, awaited: the batch itself."""
+    batch = start_query_batch(embedder, queries, vectors, options)
+    return batch if isinstance(batch, np.ndarray) else await batch
