@@ -30,6 +30,15 @@ medians: one 14-token query f32 2.76 ms, bf16 1.87 ms (1.48x), numpy 5.19 ms, ha
 64 turns f32 170 ms (377/s), bf16 74 ms (863/s). So the bundled model's default is now
 ``auto`` (bf16 on such a CPU): LoCoMo dev retrieval is identical to f32's (R@10 81.3, MRR 61.6,
 All@10 75.5, multi-hop 53.2, both in one session) and so are the persona harness's figures.
+
+Group "minilm 256 queries" (session 20): a ``recall_many`` batch's query encode, the bundled
+model's bf16 default. ``embed_queries`` is ONE native encode (nothing padded, each row's sums
+independent of the batch, so every row equals ``embed_query``'s bit for bit, which the bench
+asserts); before, ``recall_many`` called ``embed_query`` once per query, and the numpy backend
+still does (it pads a batch). ``pytest benches/bench_embeddings.py --benchmark-only -k
+query_batch``, one run: 152.6 ms (1,677 queries/s) against 354.1 ms one by one (723/s), 2.32×;
+numpy 1,702 ms (150/s). For the 1,000 questions of ``benches/bench_recall_many.py`` (a scratch
+script, three runs): 0.44–0.46 s against 1.32–1.41 s, 2.99–3.18×.
 """
 
 from __future__ import annotations
@@ -337,3 +346,37 @@ def test_minilm_batch(benchmark: Any, impl: str, size: int) -> None:
     if impl.startswith("native"):
         want = _minilm("numpy").encode(texts)
         benchmark.extra_info["min_cosine_vs_numpy"] = float(np.min(np.sum(result * want, axis=1)))
+
+
+QUERY_BATCH = [" ".join(t.split()[:12]).rstrip(".!") + "?" for t in TURNS[:256]]
+"""256 question-length texts (≤ 12 words): what one ``recall_many`` batch embeds."""
+
+
+async def _one_by_one(embedder: SentenceTransformerEmbedder, texts: list[str]) -> Any:
+    return np.stack([await embedder.embed_query(t) for t in texts])
+
+
+@pytest.mark.parametrize(
+    "impl", ["native-bf16-embed_queries", "native-bf16-one-by-one", "numpy-embed_queries"]
+)
+def test_minilm_query_batch(benchmark: Any, impl: str) -> None:
+    """A ``recall_many`` batch's query encode: ``embed_queries`` (native: ONE encode, rows split
+    over the threads; numpy: one text at a time, since it pads) against ``embed_query`` per
+    query (what ``recall_many`` did before). queries/s = 256 / mean; every row is checked bit for
+    bit against ``embed_query``."""
+    benchmark.group = "minilm 256 queries"
+    embedder = _minilm("native-bf16" if impl.startswith("native") else "numpy")
+    if impl.endswith("one-by-one"):
+
+        def run() -> Any:
+            return asyncio.run(_one_by_one(embedder, QUERY_BATCH))
+    else:
+
+        def run() -> Any:
+            return asyncio.run(embedder.embed_queries(QUERY_BATCH))
+
+    result = benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
+    single = asyncio.run(_one_by_one(embedder, QUERY_BATCH[:8]))
+    benchmark.extra_info["queries"] = len(QUERY_BATCH)
+    benchmark.extra_info["bit_identical"] = bool(np.array_equal(result[:8], single))
+    assert np.array_equal(result[:8], single)

@@ -321,8 +321,7 @@ from numpy.typing import NDArray
 
 from benches.bench_controller import _prose_text, _queries
 from remem import Runtime
-from remem.controller.recall_options import embed_queries
-from remem.embeddings import HashingEmbedder
+from remem.embeddings import HashingEmbedder, embed_queries
 
 SIZES = [10_000, 100_000] + ([1_000_000] if os.environ.get("REMEM_BENCH_LARGE") == "1" else [])
 QUERIES = 1000

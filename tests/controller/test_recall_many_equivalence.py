@@ -64,9 +64,14 @@ def _key(results: list[list[Any]]) -> list[list[tuple[str, float]]]:
     return [[(h.record.id, h.score) for h in r] for r in results]
 
 
-def test_recall_many_equals_looped_recall(tmp_path: Path, backend: dict[str, str]) -> None:
+@pytest.mark.parametrize("provider", ["hashing", "minilm"])
+def test_recall_many_equals_looped_recall(
+    tmp_path: Path, backend: dict[str, str], provider: str
+) -> None:
+    """``minilm`` (the bundled model, the default where installed) encodes the batch's queries
+    in one call (``embed_queries``), ``recall`` each alone: the rows must be the same bits."""
     loop = asyncio.new_event_loop()
-    opts: dict[str, Any] = {"embedding_provider": "hashing", **backend}
+    opts: dict[str, Any] = {"embedding_provider": provider, **backend}
     rt = remem.Runtime.open(tmp_path / "m", clock=ManualClock(T0), **opts)
     try:
         loop.run_until_complete(rt.start())

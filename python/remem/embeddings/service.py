@@ -24,6 +24,10 @@ class EmbeddingService(Protocol):
       vector store records it so that a collection built by another model is detected.
     - ``dimension`` is the vector length. An adapter that learns it from its first call raises
       :class:`~remem.errors.ConfigError` when it is read before then.
+    - Optional: ``embed_queries(texts)``, the ``(len(texts), dimension)`` query vectors in one
+      call, row ``i`` bit-identical to ``embed_query(texts[i])`` (so a batch recall ranks as
+      recalls one by one). :func:`embed_queries` uses it when present, else ``embed_query``
+      per text.
 
     Example::
 
@@ -40,3 +44,17 @@ class EmbeddingService(Protocol):
     async def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
     async def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+async def embed_queries(embedder: EmbeddingService, texts: Sequence[str]) -> NDArray[np.float32]:
+    """One ``(len(texts), dimension)`` float32 batch of query vectors: the embedder's
+    ``embed_queries`` when it has one (see :class:`EmbeddingService`), else ``embed_query`` per
+    text."""
+    batched = getattr(embedder, "embed_queries", None)
+    if callable(batched):
+        out = await batched(list(texts))
+        return np.ascontiguousarray(out, dtype=np.float32)
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    rows = [await embedder.embed_query(t) for t in texts]
+    return np.ascontiguousarray(np.stack(rows), dtype=np.float32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -77,13 +78,13 @@ async def test_recall_embeds_the_statement_form_only_for_the_vector_retriever(
     c = s.controller
     answer = await c.remember("Melanie's kids love the dinosaur exhibit")
     seen: list[str] = []
-    original = HashingEmbedder.embed_query
+    original = HashingEmbedder.embed_queries
 
-    async def spy(self: HashingEmbedder, query: str) -> NDArray[np.float32]:
-        seen.append(query)
-        return await original(self, query)
+    async def spy(self: HashingEmbedder, queries: Sequence[str]) -> NDArray[np.float32]:
+        seen.extend(queries)
+        return await original(self, queries)
 
-    monkeypatch.setattr(HashingEmbedder, "embed_query", spy)
+    monkeypatch.setattr(HashingEmbedder, "embed_queries", spy)
     question = "What do Melanie's kids love?"
     hits = await c.recall(question, k=3)
     assert seen == (["Melanie's kids love"] if on else [question])
@@ -93,5 +94,5 @@ async def test_recall_embeds_the_statement_form_only_for_the_vector_retriever(
     assert [h.record.id for h in fulltext][:1] == [answer.id]
     # A caller's own query vector is used as given.
     seen.clear()
-    await c.recall(question, k=3, vector=await original(HashingEmbedder(), "anything at all"))
+    await c.recall(question, k=3, vector=await HashingEmbedder().embed_query("anything at all"))
     assert seen == []
