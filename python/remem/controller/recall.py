@@ -14,6 +14,10 @@ For a batch of queries sharing the same options (``recall`` is a batch of one, s
 3. **graph** — per query, entities named in the query (:class:`QueryEntityMatcher`) and the
    paths from them (:class:`GraphScorer`).
 
+The three run concurrently, and the query batch may still be encoding when ``run`` starts (it
+takes the encode as an awaitable): full text, the graph, the neighbour expansion and the
+prior-aware cut go on meanwhile; only the vector search waits for it.
+
 Eligibility is decided by the record store, the source of truth, *before* fusion (so ranks count
 eligible items only): a memory is recalled only if it exists, is not superseded, its stage is
 requested (default short_term + long_term; ``include_decayed`` adds decayed; deleted never) and
