@@ -178,7 +178,7 @@ class RecallPipeline:
         pd = self.config.stages.prior_depth
         vector_depth = depth * pd.vector_factor if pd.enabled else depth
         vector_side = asyncio.ensure_future(self._vector_hits(vectors, vector_depth, options))
-        (_, vec), ranked_texts, graphs = await _all_or_none(
+        vec, ranked_texts, graphs = await _all_or_none(
             vector_side,
             self._text_hits(queries, depth, options, now, vector_side),
             asyncio.gather(*(r.graph(q, depth, options, now) for q in queries)),
@@ -205,21 +205,20 @@ class RecallPipeline:
         vectors: NDArray[np.float32] | Awaitable[NDArray[np.float32]],
         depth: int,
         options: RecallOptions,
-    ) -> tuple[NDArray[np.float32], list[list[StagedScore]]]:
-        """The query batch (awaited when it is still being encoded) and its vector hits, after
+    ) -> list[list[StagedScore]]:
+        """The vector hits of the query batch (awaited when it is still being encoded), after
         ``dense_feedback`` (off: as found)."""
         r = self.retrieval
         batch = vectors if isinstance(vectors, np.ndarray) else await vectors
         vec = await r.vectors(batch, depth, options)
         # ``dense_feedback``: the query vectors move towards their best hits' (off: as is).
-        vec = await dense_feedback(
+        return await dense_feedback(
             batch,
             vec,
             self.config.stages.dense_feedback,
             r.collections.vectors,
             lambda more: r.vectors(more, depth, options),
         )
-        return batch, vec
 
     async def _text_hits(
         self,
@@ -227,7 +226,7 @@ class RecallPipeline:
         depth: int,
         options: RecallOptions,
         now: datetime,
-        vector_side: Awaitable[tuple[NDArray[np.float32], list[list[StagedScore]]]],
+        vector_side: Awaitable[list[list[StagedScore]]],
     ) -> list[list[NeighbourScored]]:
         """Every query's full-text hits, with feedback, neighbour expansion and the prior-aware
         cut to ``depth``: everything of full text that comes before eligibility."""
@@ -240,7 +239,7 @@ class RecallPipeline:
         texts = await r.texts(queries, text_depth, options)
         if fb.enabled:
             # ``feedback``: the best hits' words searched again, merged down-weighted.
-            _, vec = await vector_side
+            vec = await vector_side
             texts = await with_feedback(
                 queries,
                 texts,
