@@ -22,6 +22,7 @@ from remem.embeddings import (
     SentenceTransformerEmbedder,
     bundled_minilm_dir,
 )
+from remem.embeddings.sentence_transformer import CALLER_TOKENIZES
 from remem.errors import ConfigError, InvalidArgumentError
 
 pytestmark = pytest.mark.local_model
@@ -297,11 +298,15 @@ async def test_embed_queries_rows_are_bit_identical_to_embed_query(
         if precision == "bfloat16" and backend == "numpy":
             continue  # the numpy encoder is float32 only
         e = SentenceTransformerEmbedder.bundled_minilm(backend=backend, precision=precision)
-        batch = await e.embed_queries(texts)
-        assert batch.shape == (len(texts), 384)
-        assert batch.dtype == np.float32
-        for text, row in zip(texts, batch, strict=True):
-            np.testing.assert_array_equal(row, await e.embed_query(text), err_msg=backend)
+        # The first call loads the model (on a worker thread); the second, a batch of at most
+        # CALLER_TOKENIZES, tokenises on this thread; the third is bigger than that.
+        many = texts * (CALLER_TOKENIZES // len(texts) + 1)
+        for batch_texts in (texts, texts, many):
+            batch = await e.embed_queries(batch_texts)
+            assert batch.shape == (len(batch_texts), 384)
+            assert batch.dtype == np.float32
+            for text, row in zip(batch_texts, batch, strict=True):
+                np.testing.assert_array_equal(row, await e.embed_query(text), err_msg=backend)
         assert (await e.embed_queries([])).shape == (0, 384)
         with pytest.raises(InvalidArgumentError):
             await e.embed_queries("a bare string")

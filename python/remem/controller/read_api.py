@@ -198,6 +198,10 @@ class ReadAPI(ControllerState):
         # The encode runs while the writes land and the retrievers that need no vector search.
         batch = start_query_batch(self.collection_manager.embeddings, embedded, vectors, options)
         try:
+            if isinstance(batch, asyncio.Task):
+                # One loop turn, so the encode reaches its worker thread now rather than after
+                # the full-text search has been planned (it is the longest step).
+                await asyncio.sleep(0)
             await self.writes.barrier()
             # See remem.controller.gc_pause: the collector cost a large share. The access note
             # is inside the pause too: its flush reads every recalled record back

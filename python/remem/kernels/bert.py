@@ -39,7 +39,7 @@ from remem.errors import ConfigError, InvalidArgumentError
 if TYPE_CHECKING:
     from remem.embeddings.bert import BertConfig
 
-__all__ = ["NativeBertEncoder", "Pooling", "Precision", "bf16_accelerated"]
+__all__ = ["NativeBertEncoder", "PackedTokens", "Pooling", "Precision", "bf16_accelerated", "pack"]
 
 Pooling = Literal["mean_tokens", "cls_token", "max_tokens", "mean_sqrt_len_tokens"]
 Precision = Literal["float32", "bfloat16"]
@@ -111,11 +111,33 @@ class NativeBertEncoder:
         Every sequence needs at least one token and at most ``max_position_embeddings``
         (InvalidArgumentError otherwise, as for an id outside the vocabulary).
         """
-        offsets = np.fromiter(
-            accumulate(map(len, token_ids), initial=0), dtype=np.int64, count=len(token_ids) + 1
-        )
-        ids = np.fromiter(chain.from_iterable(token_ids), dtype=np.int64, count=int(offsets[-1]))
-        types = None
-        if type_ids is not None:
-            types = np.fromiter(chain.from_iterable(type_ids), dtype=np.int64)
+        return self.encode_packed(pack(token_ids, type_ids), pooling=pooling, normalize=normalize)
+
+    def encode_packed(
+        self, tokens: PackedTokens, *, pooling: Pooling = "mean_tokens", normalize: bool = True
+    ) -> NDArray[np.float32]:
+        """:meth:`encode` of tokens already :func:`pack`-ed: the native call alone, which holds
+        the GIL only to start and to return (an encode on a worker thread then waits for no
+        Python work of the caller's while it runs)."""
+        ids, offsets, types = tokens
         return self._native.encode(ids, offsets, types, pooling=pooling, normalize=normalize)
+
+
+PackedTokens = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64] | None]
+"""A batch as the native encoder takes it: every id concatenated, the offsets of each sequence
+(``len + 1``, from 0) and the token type ids (or None)."""
+
+
+def pack(
+    token_ids: Sequence[Sequence[int]], type_ids: Sequence[Sequence[int]] | None = None
+) -> PackedTokens:
+    """``token_ids`` (and ``type_ids``) as the CSR arrays
+    :meth:`NativeBertEncoder.encode_packed` takes."""
+    offsets = np.fromiter(
+        accumulate(map(len, token_ids), initial=0), dtype=np.int64, count=len(token_ids) + 1
+    )
+    ids = np.fromiter(chain.from_iterable(token_ids), dtype=np.int64, count=int(offsets[-1]))
+    types = None
+    if type_ids is not None:
+        types = np.fromiter(chain.from_iterable(type_ids), dtype=np.int64)
+    return ids, offsets, types
