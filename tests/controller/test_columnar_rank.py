@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 import remem
 from remem.controller.columnar import supports
 from remem.controller.config import FusionConfig
-from remem.controller.recall_options import query_batch, recall_options
+from remem.controller.recall_options import recall_options
 from remem.controller.stages.config import RecallStagesConfig
 from remem.controller.stages.diversity import DiversityConfig
 from remem.controller.stages.rerank import RerankConfig
 from remem.controller.stages.sessions import SessionConfig
+from remem.embeddings import embed_queries
 from remem.models import Entity, ManualClock, Relationship, ScoredMemory
 from tests.recovery.memory_dirs import T0
 
@@ -142,9 +143,7 @@ def test_columnar_rank_equals_the_per_query_rank(tmp_path: Path, backend: dict[s
                 o["sources"],
                 None,
             )
-            vectors = loop.run_until_complete(
-                query_batch(c.collection_manager.embeddings, qs, None, ro)
-            )
+            vectors = loop.run_until_complete(embed_queries(c.collection_manager.embeddings, qs))
             got = {}
             for columnar in (True, False):
                 pipeline.columnar = columnar

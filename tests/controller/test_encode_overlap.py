@@ -15,38 +15,27 @@ from numpy.typing import NDArray
 
 import remem
 from remem.controller.retrieval import Retrieval
-from remem.embeddings import HashingEmbedder
 from remem.errors import EmbeddingError
 from remem.models import ManualClock
+from tests.embeddings.doubles import HashingWrapper
 from tests.recovery.memory_dirs import T0
 
 
-class GatedEmbedder:
+class GatedEmbedder(HashingWrapper):
     """The hashing embedder; a query encode waits for ``gate`` (documents never wait)."""
 
     def __init__(self) -> None:
-        self.inner = HashingEmbedder()
+        super().__init__()
         self.gate = asyncio.Event()
         self.waiting = asyncio.Event()
         self.fail = False
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    async def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        return await self.inner.embed_documents(texts)
 
     async def embed_query(self, text: str) -> NDArray[np.float32]:
         self.waiting.set()
         await self.gate.wait()
         if self.fail:
             raise EmbeddingError("the test's encoder failed")
-        return await self.inner.embed_query(text)
+        return await super().embed_query(text)
 
 
 async def _runtime(root: Path, embedder: GatedEmbedder) -> remem.Runtime:

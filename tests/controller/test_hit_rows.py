@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import remem
-from remem.controller.recall_options import query_batch, recall_options
+from remem.controller.recall_options import recall_options
 from remem.controller.stages import cut_texts, prior_cut, propagate_neighbours
+from remem.embeddings import embed_queries
 from remem.models import EpisodeKind, EpisodicHit, ManualClock
 from remem.stores.sqlite.episodic import SQLiteEpisodicStore
 from remem.stores.sqlite.hit_rows import HitRows
@@ -71,9 +72,7 @@ def test_recall_with_hit_rows_equals_recall_with_built_hits(tmp_path: Path) -> N
                 o["sources"],
                 None,
             )
-            vectors = loop.run_until_complete(
-                query_batch(c.collection_manager.embeddings, qs, None, ro)
-            )
+            vectors = loop.run_until_complete(embed_queries(c.collection_manager.embeddings, qs))
             got = {}
             for lazy in (True, False):
                 pipeline.retrieval.hit_rows = lazy

@@ -10,30 +10,23 @@ from numpy.typing import NDArray
 
 from remem.embeddings import CachedEmbedder, CacheStats, HashingEmbedder
 from remem.errors import ConfigError
+from tests.embeddings.doubles import HashingWrapper
 
 
-class Counting:
+class Counting(HashingWrapper):
     """A HashingEmbedder that records what it was asked to embed."""
 
     def __init__(self) -> None:
-        self.inner = HashingEmbedder(dimension=16)
+        super().__init__(dimension=16)
         self.calls: list[list[str]] = []
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
 
     async def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
         self.calls.append(list(texts))
-        return await self.inner.embed_documents(texts)
+        return await super().embed_documents(texts)
 
     async def embed_query(self, text: str) -> NDArray[np.float32]:
         self.calls.append([text])
-        return await self.inner.embed_query(text)
+        return await super().embed_query(text)
 
 
 async def test_duplicates_and_repeats_are_embedded_once() -> None:

@@ -177,14 +177,3 @@ def start_query_batch(
     if vectors is None:
         return asyncio.ensure_future(embed_queries(embedder, queries))
     return check_query_vectors(vectors, len(queries), dim)
-
-
-async def query_batch(
-    embedder: EmbeddingService,
-    queries: Sequence[str],
-    vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None,
-    options: RecallOptions,
-) -> NDArray[np.float32]:
-    """:func:`start_query_batch`, awaited: the batch itself."""
-    batch = start_query_batch(embedder, queries, vectors, options)
-    return batch if isinstance(batch, np.ndarray) else await batch
