@@ -351,7 +351,11 @@ class Companion:
             kind=MemoryKind.NOTE,
             namespace=self.config.namespace,
             session_id=session_id,
-            metadata={"origin": USER_MESSAGE_ORIGIN, "turn_id": entry.id},
+            metadata={
+                "origin": USER_MESSAGE_ORIGIN,
+                "turn_id": entry.id,
+                "turn_number": entry.turn_number,
+            },
             valid_from=entry.created_at,
         )
 

@@ -14,13 +14,17 @@ max_block_retries   3           consolidation rounds per turn after a BlockFullE
 earlier_values      "mark"      a recalled statement of a value that no longer holds: "mark"
                                 it earlier with the current value, "drop" it (the current
                                 value shown instead), or "off" (rendered as it was said)
+window_before       0           each of the ``window_top`` best recalled messages of at most
+window_after        1           ``window_max_words`` words is shown with the user messages of
+window_max_words    12          this many turns before and after it in its session
+window_top          5           (:mod:`remem.companion.windows`; ``window_max_words=0``: none)
 =================== =========== ==========================================================
 
 ``remember_messages=True`` (with ``use_recall``) also stores every user message verbatim as a
-short-term ``note`` memory (metadata ``{"origin": "user_message", "turn_id": …}``): a recorded
-turn is found only by full-text words, and the extractor keeps only what it recognises as a
-fact, so anything said in passing ("do all urban planners have this much paperwork?") was
-unreachable by meaning — "what's my job?" shares no word with it. Measured with
+short-term ``note`` memory (metadata ``{"origin": "user_message", "turn_id": …, "turn_number":
+…}``): a recorded turn is found only by full-text words, and the extractor keeps only what it
+recognises as a fact, so anything said in passing ("do all urban planners have this much
+paperwork?") was unreachable by meaning — "what's my job?" shares no word with it. Measured with
 ``remem eval --quick``: without it the companion trailed the naive raw-recall baseline.
 
 ``earlier_values="mark"`` is the measured default (``scripts/fact_values_ablation.py``: the
@@ -88,6 +92,10 @@ class CompanionConfig:
     remember_messages: bool = True
     recall_k: int = 32
     history_turns: int = 20
+    window_before: int = 0
+    window_after: int = 1
+    window_max_words: int = 12
+    window_top: int = 5
     budget: int = 8000
     output_reserve: int = 1024
     max_tool_rounds: int = 4
@@ -121,10 +129,19 @@ class CompanionConfig:
             ("history_turns", 1),
             ("max_tool_rounds", 1),
             ("reply_max_tokens", 1),
+            ("window_before", 0),
+            ("window_after", 0),
+            ("window_max_words", 0),
+            ("window_top", 0),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"CompanionConfig.{name} must be an int ≥ {low}, got {value!r}")
+        for name in ("window_before", "window_after"):
+            if getattr(self, name) > 10:
+                raise ConfigError(
+                    f"CompanionConfig.{name} must be at most 10 turns, got {getattr(self, name)!r}"
+                )
         if self.user_block not in {b.label for b in self.blocks.blocks}:
             raise ConfigError(
                 f"user_block {self.user_block!r} is not one of the configured blocks "

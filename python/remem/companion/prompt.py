@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,6 +35,7 @@ from remem.blocks import CoreMemory
 from remem.brains import Message
 from remem.companion.config import CompanionConfig, EarlierValues
 from remem.companion.scope import scoped_recall
+from remem.companion.windows import USER_MESSAGE_ORIGIN, Said, Window, window_note, windows
 from remem.context import (
     SECTION_TITLES,
     AssembledContext,
@@ -51,10 +52,6 @@ from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryRecord, MemoryStage, ScoredMemory, TranscriptEntry
 
 __all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
-
-USER_MESSAGE_ORIGIN = "user_message"
-"""``metadata["origin"]`` of a user message the companion stored as a memory (its
-``metadata["turn_id"]`` names the turn it was said in)."""
 
 PROMPT_ORDER: tuple[str, ...] = (
     "system",
@@ -138,6 +135,7 @@ def recall_candidates(
     *,
     timeline: FactTimeline | None = None,
     earlier_values: EarlierValues = "off",
+    windows: dict[str, Window] | None = None,
 ) -> list[ContextCandidate]:
     """Recalled memories as candidates (graph facts to known_facts; turns in history dropped).
 
@@ -166,6 +164,12 @@ def recall_candidates(
       ``"mark"``, dated and marked — ``[2026-03-03; earlier: diet now pescatarian (since
       2026-03-14, 9 days ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the
       current value's record offered in its place (at its score) unless already offered.
+
+    ``windows`` (record id → :class:`~remem.companion.windows.Window`) adds what was said
+    around a short recalled message: ``[2026-03-05] Date night tonight! (next: "Rui booked
+    that little place by the river.")`` (:mod:`remem.companion.windows`); with a timeline, a
+    neighbour that names a value no longer held is marked as a recalled statement is:
+    ``(next: "Long day at Acme again" [earlier: employer now Globex (since …)])``.
     """
     top = max((h.score for h in hits), default=0.0)
     out: list[ContextCandidate] = []
@@ -205,9 +209,24 @@ def recall_candidates(
             note = timeline.note_for_record(record.id)
             if note is not None:
                 suffix = f" ({note if earlier_values == 'mark' else 'current'})"
+        window = (windows or {}).get(record.id)
+        if window is not None:
+            suffix += window_note(window, _marker(timeline) if use_timeline else None)
         out.append(dataclasses.replace(candidate, text=f"[{when}] {candidate.text}{suffix}"))
         offered.add(candidate.id)
     return out
+
+
+def _marker(timeline: FactTimeline | None) -> Callable[[Said], str]:
+    """A window neighbour's note: the values it names that held when it was said and no
+    longer hold ("" for none)."""
+
+    def mark(said: Said) -> str:
+        if timeline is None:
+            return ""
+        return "; ".join(dict.fromkeys(e.note for e in timeline.earlier_in_text(*said)))
+
+    return mark
 
 
 def _earlier(timeline: FactTimeline, turn_id: str, text: str, said: datetime) -> list[EarlierValue]:
@@ -289,11 +308,20 @@ async def build_prompt(
                 namespace=config.namespace, include_superseded=True
             )
             timeline = FactTimeline.from_records(values, now=now_or(now, controller))
+        around = await windows(
+            recalled,
+            (await controller.settled()).transcript,
+            before=config.window_before,
+            after=config.window_after,
+            max_words=config.window_max_words,
+            top=config.window_top,
+        )
         candidates += recall_candidates(
             recalled,
             {t.id for t in turns},
             timeline=timeline,
             earlier_values=config.earlier_values,
+            windows=around,
         )
     context = assembler.assemble(
         query=user_message,
