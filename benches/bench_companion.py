@@ -1,12 +1,17 @@
 """Companion prompt building at 1,000 stored memories: ours vs concatenating the recall.
 
 World: an embedded Runtime with 1,000 memories (one of them the answer), a user block of ten
-entries, 20 turns of the current session and 10 of an earlier one (primed). Query: "where is the
-spare house key". Both implementations recall the same top 50 (hybrid recall) each round.
+entries, 20 turns of the current session, 10 of an earlier one (primed) and 8 short messages of
+another, each also stored as a message memory (the companion's ``remember_messages``). Query:
+"where is the spare house key". Every implementation recalls the same top 50 (hybrid recall)
+each round.
 
 * ``ours`` — :meth:`Companion.build_prompt`: recall, then blocks with gauges, priming, history
   and memories packed by the ContextAssembler into a 2,000-token budget (400 reserved for the
   answer, tool schemas counted);
+* ``ours-no-windows`` — the same with conversation windows off (``window_max_words=0``): what
+  reading the next message of the best short recalled messages from the transcript costs
+  (:mod:`remem.companion.windows`; here the recalled turns of the sessions are short);
 * ``naive`` — recall, then the system message, the rendered blocks, the history and every
   recalled text concatenated, counted once, no packing (what a simple RAG loop does).
 
@@ -20,6 +25,7 @@ prompt's size.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -53,6 +59,11 @@ class _World:
         self.loop.run_until_complete(self.rt.start())
         self.loop.run_until_complete(self._fill())
         self.companion = Companion(ScriptedBrain(default="ok"), self.rt, config=CONFIG)
+        self.no_windows = Companion(
+            ScriptedBrain(default="ok"),
+            self.rt,
+            config=dataclasses.replace(CONFIG, window_max_words=0),
+        )
         self.counter = TokenCounter()
 
     async def _fill(self) -> None:
@@ -70,6 +81,12 @@ class _World:
         await blocks.apply("user", edits)
         pairs = [(f"earlier chat {i} about {WORDS[i]}", "ok") for i in range(10)]
         await c.record_turns("earlier", pairs)
+        # Short messages of an earlier session, stored as the companion stores them (a memory
+        # naming its turn): the best of them get a conversation window.
+        said = [(f"Lost the house key again, day {i}!", "oh no") for i in range(8)]
+        for e in await c.record_turns("keys", said):
+            meta = {"origin": "user_message", "turn_id": e.id, "turn_number": e.turn_number}
+            await c.remember(e.user_message, kind="note", session_id="keys", metadata=meta)
         self.clock.advance(timedelta(days=1))
         pairs = [(f"today we talk about {WORDS[i]} and {WORDS[-i]}", "nice") for i in range(20)]
         await c.record_turns("today", pairs)
@@ -99,17 +116,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_World]:
     w.close()
 
 
-@pytest.mark.parametrize("impl", ["ours", "naive"])
+@pytest.mark.parametrize("impl", ["ours", "ours-no-windows", "naive"])
 def test_build_prompt(benchmark: Any, world: _World, impl: str) -> None:
     benchmark.group = "companion prompt 1k"
     budget = world.companion.config.assembler_config()
     prompt_budget = budget.budget - budget.output_reserve
-    if impl == "ours":
+    if impl != "naive":
+        companion = world.companion if impl == "ours" else world.no_windows
 
         def run() -> tuple[str, int, int]:
-            p = world.loop.run_until_complete(
-                world.companion.build_prompt(QUERY, session_id="today")
-            )
+            p = world.loop.run_until_complete(companion.build_prompt(QUERY, session_id="today"))
             return p.text, p.tokens, p.context.account.prompt_budget
 
         text, tokens, prompt_budget = benchmark(run)
