@@ -8,7 +8,8 @@ title-cased) or nothing.
 
 :data:`READERS` maps each slot type to its reader. The proper-noun readers live in
 :mod:`.names` (``name`` — capitalised only, ``lname`` — also one lower-case word after
-"called"/"named", ``names`` — "Mochi and Miso", ``place``, ``org``, ``corg``, ``school``), the
+"called"/"named", ``names`` — "Mochi and Miso", ``pname`` — a name after "is" that is no
+nationality, faith or star sign, ``place``, ``org``, ``corg``, ``school``), the
 phrase readers in :mod:`.phrases` (``phrase`` — 1–4 words, ``job``, ``diet``, ``habit``,
 ``list`` — "X, Y and Z", ``activity``, ``pastime`` — "salsa classes", ``group`` — "a
 choir", ``phrase1``), the clause subject ``who`` in
@@ -217,6 +218,21 @@ def read_pronouns(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
 
 _NATIONALITY = CLASSES["nationality"]
 _PRONOUN = CLASSES["pronoun"]
+_NOT_A_NAME = words(
+    # capitalised words that say what someone is, not who: a faith, a star sign, a language
+    "catholic christian muslim jewish hindu buddhist sikh atheist agnostic protestant mormon "
+    "orthodox anglican methodist baptist quaker pagan aries taurus gemini cancer leo virgo "
+    "libra scorpio sagittarius capricorn aquarius pisces latina latino asian african european "
+    "arabic hebrew mandarin cantonese welsh-speaking"
+)
+
+
+def read_pname(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
+    """A person's name said after "is" ("my sister is Sofia"): a ``name`` whose first word is
+    no nationality, faith or star sign ("my wife is Greek", "my mum is Catholic")."""
+    if i < len(tokens) and (tokens[i].low in _NATIONALITY or tokens[i].low in _NOT_A_NAME):
+        return None
+    return read_name(tokens, i)
 
 
 def read_animal(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
@@ -240,6 +256,7 @@ READERS: dict[str, Reader] = {
     "activity": read_activity,
     "phrase1": read_word,
     "name": read_name,
+    "pname": read_pname,
     "lname": read_lname,
     "names": read_names,
     "place": read_place,

@@ -331,6 +331,9 @@ FAMILY: tuple[Rule, ...] = (
         entity="person",
     ),
     rule("family", "{role}", "{v:name} is|'s my|our {role:kin}", _CALLED_TEXT, entity="person"),
+    # "my sister is Sofia", "my partner is Marek": the name and nothing after it ("my wife is
+    # Greek" is a nationality, "my brother is Sam's age" no name of his)
+    rule("family", "{role}", "my|our {role:kin} is|'s {v:pname} $", _CALLED_TEXT, entity="person"),
     rule(
         "family",
         "{role}",
