@@ -8,6 +8,8 @@ from remem.extraction.grammar.tables.common import PRE as _PRE
 __all__ = ["FAMILY", "PARTNER", "PET"]
 
 _CALLED_TEXT = "{Ss} {role} is called {v}."
+_WHEN = "last|this|in|over? the? week|month|night|weekend|year|spring|summer|autumn|fall|winter"
+"""A trailing time phrase: "… ended things last week", "… in the spring"."""
 
 PARTNER: tuple[Rule, ...] = (
     rule(
@@ -189,6 +191,34 @@ PARTNER: tuple[Rule, ...] = (
         op=END,
         value_from_with=True,
         fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        # "Freya and I decided to end things", "we've ended things", "me and Jo went our
+        # separate ways" (not "ended things at work": the clause must end there)
+        f"{_PRE} decided|agreed? to? end|ended|ending things {_WHEN}? $",
+        "{S} broke up with {v}.",
+        op=END,
+        value_from_with=True,
+        fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} went|gone|go|going our|their separate ways {_WHEN}? $",
+        "{S} broke up with {v}.",
+        op=END,
+        value_from_with=True,
+        fixed="none",
+    ),
+    rule(
+        "partner",
+        "partner",
+        f"{_PRE} ended|end|ending things with {{v:name}}",
+        "{S} broke up with {v}.",
+        op=END,
+        entity="person",
     ),
     rule(
         "partner",

@@ -277,6 +277,26 @@ JOB: tuple[Rule, ...] = (
     rule(
         "job",
         "employer",
+        # leaving one employer for a job at another: "I'm leaving Acme for a job at Globex",
+        # "quit Boots for a new role with Superdrug" (bare "leaving Leeds for York" is a move)
+        f"{_PRE} left|leaving|quit|quitting {{v:corg}} for a|an|my? new? @job_noun at|with "
+        "{o:corg}",
+        _LEFT,
+        op=END,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
+        f"{_PRE} left|leaving|quit|quitting {{o:corg}} for a|an|my? new? @job_noun at|with "
+        "{v:corg}",
+        _WORKS,
+        event=True,
+        entity="org",
+    ),
+    rule(
+        "job",
+        "employer",
         f"{_PRE} got|been|was|being laid|let off|go from? {{v:org}}?",
         _LEFT,
         op=END,
