@@ -126,7 +126,7 @@ def test_hit_rows_columns_and_cut_equal_the_built_hits(tmp_path: Path) -> None:
                     ref = fresh.extended([extra]) if extended else fresh
                     # The columns, read before any hit is built, equal the built hits' fields.
                     cols = [
-                        (ref.position(i), ref.score(i), ref.speaker(i), ref.cue(i))
+                        (ref.position(i), ref.score(i), ref.speaker(i), ref.cue(i), ref.text(i))
                         for i in range(len(ref))
                     ]
                     unbuilt = ref.speakers()
@@ -136,6 +136,7 @@ def test_hit_rows_columns_and_cut_equal_the_built_hits(tmp_path: Path) -> None:
                             h.score,
                             h.metadata.get("speaker"),
                             (h.created_at, h.text),
+                            h.text,
                         )
                         for h in ref
                     ]

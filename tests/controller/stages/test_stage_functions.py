@@ -33,6 +33,7 @@ from remem.controller.stages import (
 from remem.errors import ConfigError
 from remem.models import EpisodeKind, EpisodicHit
 from remem.runtime_config import RuntimeConfig
+from remem.writebehind.direct import USER_CHARS_KEY
 
 NOW = datetime(2023, 9, 1, 12, tzinfo=UTC)
 
@@ -100,6 +101,42 @@ def test_neighbours_lift_a_turn_between_matching_turns() -> None:
     off = propagate_neighbours(hits, NeighbourConfig(enabled=False))
     assert [n.hit.id for n in off] == [h.id for h in hits]
     assert all(n.share == 0 for n in off)
+
+
+def test_the_turn_after_a_question_takes_its_share_at_the_reply_weight() -> None:
+    def said(i: str, n: int, text: str, user_chars: int | None = None) -> EpisodicHit:
+        meta = {USER_CHARS_KEY: len(text) if user_chars is None else user_chars}
+        return _hit(i, "s1", n, 2.0).model_copy(update={"text": text, "metadata": meta})
+
+    hits = [
+        said("ask", 5, "How often do you see sunsets like that one?"),
+        said("said", 20, "I saw a sunset."),
+        # a companion's turn: the user asked, the assistant's reply (in the turn) answered
+        said("turn", 30, "Should I quit?\nI'd wait until the bonus lands.", user_chars=14),
+        _hit("after-turn", "s1", 31, 0.0),
+        _hit("answer", "s1", 6, 0.0),  # the reply: shares no word, its share is its score
+        _hit("after-said", "s1", 21, 0.0),
+        _hit("before-ask", "s1", 4, 0.0),  # a question's answer follows it, never precedes
+    ]
+    plain_config = NeighbourConfig(reply_weight=None)
+    plain = {n.hit.id: n.share for n in propagate_neighbours(hits, plain_config)}
+    config = NeighbourConfig(reply_weight=1.5)
+    out = propagate_neighbours(hits, config)
+    share = {n.hit.id: n.share for n in out}
+    assert share["answer"] == pytest.approx(1.5 * 2.0)  # after a question: 1.5 instead of 0.5
+    assert share["after-said"] == pytest.approx(0.5 * 2.0) == plain["after-said"]
+    assert share["after-turn"] == pytest.approx(0.5 * 2.0) == plain["after-turn"]
+    assert share["before-ask"] == pytest.approx(0.5 * 2.0) == plain["before-ask"]
+    assert plain["answer"] == pytest.approx(0.5 * 2.0)
+    assert out[0].hit.id == "answer"
+    # None is the plain weight (the default is 1.25); a weight out of [0, 2] is refused, and a
+    # reply weight works with the plain weight at 0.
+    assert NeighbourConfig().reply_weight == 1.25
+    with pytest.raises(ConfigError, match="reply_weight"):
+        NeighbourConfig(reply_weight=2.5)
+    only = {n.hit.id: n.share for n in propagate_neighbours(hits, NeighbourConfig(weight=0.0))}
+    assert only["answer"] == 2.5
+    assert {k for k, v in only.items() if v} == {"answer"}
 
 
 def test_missing_neighbours_are_the_best_hits_windows_less_the_hits() -> None:
@@ -336,13 +373,20 @@ def _propagated_by_sort(
 ) -> list[tuple[str, float, float]]:
     """The propagation as first written (every hit keyed and sorted): the oracle of the
     one-pass version, which skips the sort when the order already holds."""
-    if not config.enabled or (config.before == 0 and config.after == 0) or config.weight == 0:
+    reply = config.reply_weight
+    idle = config.weight == 0 and not reply
+    if not config.enabled or (config.before == 0 and config.after == 0) or idle:
         return [(h.id, h.score, 0.0) for h in hits]
     by_position: dict[tuple[str, int], float] = {}
+    asks: set[tuple[str, int]] = set()
     for h in hits:
         if h.kind is EpisodeKind.TURN and h.session_id is not None and h.turn_number is not None:
             key = (h.session_id, h.turn_number)
             by_position[key] = max(by_position.get(key, 0.0), max(h.score, 0.0))
+            n = h.metadata.get(USER_CHARS_KEY)
+            one_utterance = isinstance(n, int) and 0 < n <= len(h.text) and not h.text[n:].strip()
+            if h.score > 0 and one_utterance and "?" in h.text:
+                asks.add(key)
     out = []
     for i, h in enumerate(hits):
         share = 0.0
@@ -350,6 +394,9 @@ def _propagated_by_sort(
             for offset in (*range(-config.before, 0), *range(1, config.after + 1)):
                 share += by_position.get((h.session_id, h.turn_number + offset), 0.0)
             share *= config.weight
+            before = (h.session_id, h.turn_number - 1)
+            if reply is not None and config.before and before in asks:
+                share += (reply - config.weight) * by_position[before]
         out.append((-(h.score + share), i, (h.id, h.score + share, share)))
     out.sort(key=lambda t: (t[0], t[1]))
     return [t[2] for t in out]
@@ -362,24 +409,36 @@ def _propagated_by_sort(
             st.sampled_from([None, "s1", "s2"]),
             st.one_of(st.none(), st.integers(1, 6)),
             st.sampled_from([0.0, 1.0, 2.5, -1.0, 3.0]),  # ties, negatives, equal scores
+            st.booleans(),  # the hit asks something
+            st.booleans(),  # one utterance (else a turn with an assistant reply)
         ),
         max_size=12,
     ),
     before=st.integers(0, 2),
     after=st.integers(0, 2),
     weight=st.sampled_from([0.0, 0.5, 1.0]),
+    reply=st.sampled_from([None, 0.0, 1.25]),
     ordered=st.booleans(),
 )
 def test_propagation_equals_the_sorting_formulation(
-    rows: list[tuple[EpisodeKind, str | None, int | None, float]],
+    rows: list[tuple[EpisodeKind, str | None, int | None, float, bool, bool]],
     before: int,
     after: int,
     weight: float,
+    reply: float | None,
     ordered: bool,
 ) -> None:
     if ordered:  # the store's order (best first), where the sort is skipped
         rows = sorted(rows, key=lambda r: -r[3])
-    hits = [_hit(f"h{i}", s, n, score, kind) for i, (kind, s, n, score) in enumerate(rows)]
-    config = NeighbourConfig(before=before, after=after, weight=weight)
+    hits = [
+        _hit(f"h{i}", s, n, score, kind).model_copy(
+            update={
+                "text": f"text h{i}" + "?" * asks + ("" if one else "\nan answer"),
+                "metadata": {USER_CHARS_KEY: len(f"text h{i}") + asks},
+            }
+        )
+        for i, (kind, s, n, score, asks, one) in enumerate(rows)
+    ]
+    config = NeighbourConfig(before=before, after=after, weight=weight, reply_weight=reply)
     got = [(n.hit.id, n.score, n.share) for n in propagate_neighbours(hits, config)]
     assert got == _propagated_by_sort(hits, config)

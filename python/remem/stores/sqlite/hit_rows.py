@@ -6,7 +6,7 @@ every hit object on the store's worker thread was ~70% of the full-text stage's 
 :class:`HitRows` is a ``Sequence[EpisodicHit]`` — indexing or iterating it builds (and keeps) the
 exact hits :class:`~remem.stores.sqlite.episode_search.HitReader` builds — plus column reads that
 build nothing: :meth:`position`, :meth:`score`, :meth:`speaker` (all of them: :meth:`speakers`),
-:meth:`cue`, :meth:`session_id` and :meth:`namespace`.
+:meth:`cue`, :meth:`text`, :meth:`metadata`, :meth:`session_id` and :meth:`namespace`.
 
     rows = HitRows(found, HitReader())
     rows.position(0), rows.score(0)   # no hit built
@@ -132,6 +132,18 @@ class HitRows(Sequence[EpisodicHit]):
         if i >= len(self._rows) or i in self._built:
             return self[i].metadata.get("speaker")
         return self._reader.meta(self._rows[i][7]).get("speaker")
+
+    def text(self, i: int) -> str:
+        """The hit's text (no hit built)."""
+        if i >= len(self._rows) or i in self._built:
+            return self[i].text
+        return str(self._rows[i][4])
+
+    def metadata(self, i: int) -> dict[str, Any]:
+        """The hit's metadata (no hit built; decoded once per distinct value of the batch)."""
+        if i >= len(self._rows) or i in self._built:
+            return self[i].metadata
+        return self._reader.meta(self._rows[i][7])
 
     def cue(self, i: int) -> tuple[datetime, str]:
         """``(created_at, text)``: what the prior cut reads of a hit besides its speaker."""
