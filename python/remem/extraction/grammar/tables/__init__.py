@@ -7,7 +7,8 @@ from types import MappingProxyType
 from remem.extraction.grammar.rule import Rule
 from remem.extraction.grammar.tables.details import CONTACT, DATE, IDENTITY, PREFERENCE, PROJECT
 from remem.extraction.grammar.tables.health_habits import DIET, HABIT, HEALTH
-from remem.extraction.grammar.tables.people_pets import FAMILY, PARTNER, PET
+from remem.extraction.grammar.tables.partners import PARTNER
+from remem.extraction.grammar.tables.people_pets import FAMILY, PET
 from remem.extraction.grammar.tables.places import MOVE, ORIGIN
 from remem.extraction.grammar.tables.school import SCHOOL
 from remem.extraction.grammar.tables.work import JOB
