@@ -135,7 +135,7 @@ def recall_candidates(
     *,
     timeline: FactTimeline | None = None,
     earlier_values: EarlierValues = "off",
-    windows: dict[str, Window] | None = None,
+    around: dict[str, Window] | None = None,
 ) -> list[ContextCandidate]:
     """Recalled memories as candidates (graph facts to known_facts; turns in history dropped).
 
@@ -165,7 +165,7 @@ def recall_candidates(
       2026-03-14, 9 days ago)] I am vegetarian.`` — and, with ``"drop"``, left out, the
       current value's record offered in its place (at its score) unless already offered.
 
-    ``windows`` (record id → :class:`~remem.companion.windows.Window`) adds what was said
+    ``around`` (record id → :class:`~remem.companion.windows.Window`) adds what was said
     around a short recalled message: ``[2026-03-05] Date night tonight! (next: "Rui booked
     that little place by the river.")`` (:mod:`remem.companion.windows`); with a timeline, a
     neighbour that names a value no longer held is marked as a recalled statement is:
@@ -209,7 +209,7 @@ def recall_candidates(
             note = timeline.note_for_record(record.id)
             if note is not None:
                 suffix = f" ({note if earlier_values == 'mark' else 'current'})"
-        window = (windows or {}).get(record.id)
+        window = (around or {}).get(record.id)
         if window is not None:
             suffix += window_note(window, _marker(timeline) if use_timeline else None)
         out.append(dataclasses.replace(candidate, text=f"[{when}] {candidate.text}{suffix}"))
@@ -321,7 +321,7 @@ async def build_prompt(
             {t.id for t in turns},
             timeline=timeline,
             earlier_values=config.earlier_values,
-            windows=around,
+            around=around,
         )
     context = assembler.assemble(
         query=user_message,
