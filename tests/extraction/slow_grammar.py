@@ -42,6 +42,7 @@ from remem.extraction.grammar.tokens import (
     _clauses,
     _kind,
     _word,
+    restore_names,
 )
 
 __all__ = ["slow_parse", "slow_sentences"]
@@ -67,7 +68,8 @@ def slow_sentences(text: str) -> list[Sentence]:
     out: list[Sentence] = []
     for line in re.split(_SENTENCE_BREAK, text):
         current: list[Token] = []
-        for t in slow_tokenise(line):
+        typed = slow_tokenise(line)
+        for t in restore_names(typed) if text.islower() else typed:
             if t.low in _SENTENCE_END:
                 if current:
                     out.append(_sentence(current, t.low == "?"))

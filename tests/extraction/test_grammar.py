@@ -9,6 +9,7 @@ import pytest
 from remem.controller.extraction import ExtractionContext
 from remem.errors import InvalidArgumentError
 from remem.extraction import RuleExtractor, extract_statements
+from remem.extraction.grammar.casing import likely_name
 from remem.extraction.grammar.pattern import compile_pattern
 from remem.extraction.grammar.rule import rule
 from remem.extraction.grammar.tokens import sentences, tokenise
@@ -228,8 +229,9 @@ def test_a_diet_from_now_on_and_a_capitalised_verb_that_is_no_person() -> None:
 
 
 def test_a_first_or_last_day_at_a_workplace_starts_or_ends_the_employer() -> None:
+    # typed without capitals: the workplace's capital is restored (remem.extraction.grammar.casing)
     assert facts("first week at stonebridge was wild") == {
-        ("user", "employer", "stonebridge", "set")
+        ("user", "employer", "Stonebridge", "set")
     }
     assert facts("First day at Globex tomorrow!") == {("user", "employer", "Globex", "set")}
     assert facts("My last day at Acme is Friday") == {("user", "employer", "Acme", "end")}
@@ -380,3 +382,48 @@ def test_only_presupposed_rows_state_a_fact_inside_a_question() -> None:
     assert facts("As a pescatarian, the menu was tiny") == {diet}
     assert facts("speaking as a pescatarian person: fine") == {diet}
     assert facts("as a pescatarian dish, it works") == set()
+
+
+def test_names_typed_without_capitals_get_their_capital_back() -> None:
+    assert facts("my boyfriend callum is making risotto tonight") == {
+        ("user", "partner", "Callum", "set")
+    }
+    assert facts("nico and i broke up last night") == {("user", "partner", "Nico", "end")}
+    assert facts("my cat mochi knocked my coffee over again") == {("user", "pet", "Mochi", "set")}
+    assert facts("tomasz moved to gdansk") == {("Tomasz", "city", "Gdansk", "set")}
+    # a correction typed in lower case names the corrected value as a name too
+    assert facts("my cat's name is luna. sorry, lena!") == {("user", "pet", "Lena", "correct")}
+    # English words, chat shorthand and the grammar's own words are never taken for names
+    assert facts("my boyfriend really wants a dog lol") == set()
+    assert facts("my bf finally proposed omg") == set()
+    assert facts("haha my brother is such an idiot") == set()
+    # right after "I'm" a word describes: "im knackered" is not someone called Knackered
+    assert facts("tbh im knackered") == set()
+    # a dish stays as typed
+    assert facts("pho again tonight, obsessed") == facts("Pho again tonight, obsessed") == set()
+
+
+def test_a_message_with_any_capital_is_read_as_typed() -> None:
+    # the writer uses case, so a lower-case word is no name
+    assert facts("My boyfriend callum is making risotto tonight") == set()
+    assert facts("my boyfriend Callum is making risotto tonight") == {
+        ("user", "partner", "Callum", "set")
+    }
+
+
+@pytest.mark.parametrize(
+    ("word", "name"),
+    [
+        ("callum", True),
+        ("ottilie", True),
+        ("rose", False),  # also a word: left alone, a name missed rather than invented
+        ("finally", False),
+        ("ngl", False),  # chat shorthand
+        ("pescatarian", False),  # the grammar's own lexicon
+        ("tuesday", False),
+        ("sooo", False),  # a letter typed three times over
+        ("al", False),  # too short to tell
+    ],
+)
+def test_which_lower_case_words_are_likely_names(word: str, name: bool) -> None:
+    assert likely_name(word) is name

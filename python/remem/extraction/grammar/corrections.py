@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from remem.extraction.grammar.engine import Statement
 from remem.extraction.grammar.lexicon import CLASSES
+from remem.extraction.grammar.names import shown
 from remem.extraction.grammar.tokens import Sentence, Token
 
 __all__ = ["apply_corrections"]
@@ -117,7 +118,7 @@ def apply_corrections(
                 a, b = _runs(flat, k + 1)[0]
                 # a contrast needs the other value: "Globex not Acme", not "not vegan anymore"
                 if any(r[0] < k or r[0] >= b for r in _runs(flat)):
-                    old, old_span = " ".join(x.text for x in flat[a:b]), (k, b)
+                    old, old_span = " ".join(map(shown, flat[a:b])), (k, b)
                 break
         cut = (
             min(x for x in (marker_at, old_span[0] if old else None) if x is not None)
@@ -166,7 +167,7 @@ def apply_corrections(
                 s = before[-1]
                 out[out.index(s)] = replace(s, operation="correct", previous=old)
             continue
-        new = " ".join(t.text for t in flat[new_run[0] : new_run[1]])
+        new = " ".join(map(shown, flat[new_run[0] : new_run[1]]))
         target = _target([*history, *out], old, new)
         if target is None:
             continue

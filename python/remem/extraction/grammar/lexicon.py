@@ -184,6 +184,12 @@ CLASSES: MappingProxyType[str, frozenset[str]] = MappingProxyType(
             "forty a few several many"
         ),
         "job_noun": words("job position role internship gig post placement contract"),
+        # "a part-time job at Tesco", "a weekend job at the cinema", "a summer job"
+        "job_adj": words(
+            "part-time full-time part full time weekend summer saturday sunday evening night "
+            "temp temporary permanent seasonal holiday christmas side second little proper "
+            "paid"
+        ),
         "det": words("a an the my our this that"),
         "my": words("my our"),
         "a": words("a an"),

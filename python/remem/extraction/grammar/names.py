@@ -25,6 +25,7 @@ __all__ = [
     "read_place",
     "read_school",
     "read_selfname",
+    "shown",
     "word_ok",
 ]
 
@@ -50,6 +51,13 @@ def _title(text: str) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in text.split())
 
 
+def shown(t: Token) -> str:
+    """How a capitalised token is written in a value: as typed, or title-cased when its capital
+    was restored in a message typed without any ("callum" → "Callum"; :mod:`.casing`)."""
+    text = t.text
+    return text if not t.cap or text[:1].isupper() else text[:1].upper() + text[1:]
+
+
 def read_name(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     """1–3 capitalised words ("Óscar", "Mary Jane", "Jean-Luc O'Brien")."""
     j, n = i, len(tokens)
@@ -59,7 +67,7 @@ def read_name(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
         j += 1
     if j == i:
         return None
-    return j, " ".join(t.text for t in tokens[i:j])
+    return j, " ".join(map(shown, tokens[i:j]))
 
 
 def read_lname(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
@@ -114,7 +122,7 @@ def read_place(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     if j > i:
         while tokens[j - 1].low in _PLACE_LINK:
             j -= 1
-        return j, " ".join(t.text for t in tokens[i:j])
+        return j, " ".join(map(shown, tokens[i:j]))
     k = i
     while k < n and k - i < 2 and tokens[k].kind == "word":
         if tokens[k].low in _LONE_LOWER_PLACE_STOP:
@@ -136,7 +144,7 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
     while j < n and j - i < 6:
         t = tokens[j]
         if (t.cap or (t.kind == "num" and j > i)) and t.low not in NAME_STOP:
-            parts.append(t.text)
+            parts.append(shown(t))
             j += 1
         elif t.low == "'s" and j > i and j + 1 < n and tokens[j + 1].cap:
             parts[-1] += t.text  # "King's College", "St Mary's"
@@ -146,7 +154,7 @@ def read_org(tokens: Sequence[Token], i: int) -> tuple[int, object] | None:
             j += 1
             break
         elif t.low in _ORG_LINK and j > i and j + 1 < n and tokens[j + 1].cap:
-            parts += [t.text, tokens[j + 1].text]
+            parts += [t.text, shown(tokens[j + 1])]
             j += 2
         else:
             break

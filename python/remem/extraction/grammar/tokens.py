@@ -25,7 +25,9 @@ from itertools import chain
 from operator import itemgetter
 from typing import NamedTuple, cast
 
-__all__ = ["KIND_WORD", "Sentence", "Token", "sentences", "tokenise"]
+from remem.extraction.grammar.casing import likely_name
+
+__all__ = ["KIND_WORD", "Sentence", "Token", "restore_names", "sentences", "tokenise"]
 
 
 class Token(NamedTuple):
@@ -245,8 +247,24 @@ def _tokens_of(piece: str) -> tuple[Token, ...]:
     return found
 
 
+def restore_names(tokens: list[Token]) -> list[Token]:
+    """``tokens`` of a message typed without capitals, each likely name marked ``cap`` again
+    (its text stays as typed: a reader that takes a name shows it title-cased, "callum" →
+    "Callum", while a dish stays "jollof rice"; see :mod:`.casing`)."""
+    out = tokens[:]
+    for k, t in enumerate(tokens):
+        # not after "I'm": "im knackered" describes, it does not introduce ("im dev" is lost)
+        if t.kind == "word" and likely_name(t.low) and not (k and tokens[k - 1].low in _AM):
+            out[k] = Token(t.text, t.low, True, "word")
+    return out
+
+
+_AM = frozenset({"am", "'m", "m"})
+
+
 def tokenise(text: str) -> list[Token]:
-    """Every token of ``text`` in order (quotes normalised, contractions split)."""
+    """Every token of ``text`` in order (quotes normalised, contractions split; in a message
+    without capitals, likely names capitalised: :func:`restore_names`)."""
     out: list[Token] = []
     extend = out.extend
     text = text.translate(_QUOTES)
@@ -255,7 +273,7 @@ def tokenise(text: str) -> list[Token]:
     for piece in pattern.findall(text):
         found = pieces.get(piece)
         extend(found if found is not None else _tokens_of(piece))
-    return out
+    return restore_names(out) if text.islower() else out
 
 
 _BREAKS = _HARD_BREAK | _SOFT_BREAK
@@ -303,6 +321,7 @@ def sentences(text: str) -> list[Sentence]:
     """The sentences of a message, each split into clauses (see the module docstring)."""
     out: list[Sentence] = []
     pieces = _PIECES
+    uncased = text.islower()  # no capital anywhere: names are restored (restore_names)
     for line in _SENTENCE_BREAK.split(text.translate(_QUOTES)):
         email, digit = "@" in line, _DIGIT.search(line) is not None
         # only "@", a digit, "+" or "(" start a token that is not a word or a symbol (_kind)
@@ -322,6 +341,8 @@ def sentences(text: str) -> list[Sentence]:
         for end in ends:
             if end > begin:
                 tokens = list(chain.from_iterable(got[begin:end]))
+                if uncased:
+                    tokens = restore_names(tokens)
                 out.append(_sentence(tokens, end < len(split) and split[end] == "?", plain))
             elif end < len(split) and split[end] == "?" and out and not out[-1].question:
                 last = out[-1]

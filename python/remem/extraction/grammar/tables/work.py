@@ -9,7 +9,7 @@ __all__ = ["JOB"]
 
 _WORKS = "{S} works at {v}."
 _LEFT = "{S} no longer works at {v}."
-_JOBSTART = f"{_PRE} @start|@get a|an|my|the|this? new? @job_noun"
+_JOBSTART = f"{_PRE} @start|@get a|an|my|the|this? new? @job_adj* @job_noun"
 JOB: tuple[Rule, ...] = (
     rule(
         "job",
@@ -36,6 +36,17 @@ JOB: tuple[Rule, ...] = (
         _WORKS,
         entity="org",
         negated="end",
+    ),
+    rule(
+        "job",
+        "employer",
+        # a post named by where one stands: "started on the tills at Tesco", "starting on
+        # the front desk at the climbing gym", "started behind the bar at the Crown"
+        f"{_PRE} started|start|starting|began on|at|behind the front|main? "
+        "desk|tills|till|reception|bar|counter|checkouts|checkout|door|floor|ward at {v:org}",
+        _WORKS,
+        event=True,
+        entity="org",
     ),
     rule(
         "job",
