@@ -84,6 +84,33 @@ async def test_expired_and_superseded_excluded(family: GraphStore, clock: Manual
     assert by_id["maria"].facts() == ["Ana —friend_of→ Maria"]
 
 
+class _SupersedesBetweenReads:
+    """The graph store, with ``r4`` superseded right after the neighbours are read — what a
+    background extraction's supersession can do while a recall is scoring the graph."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def neighbours(self, *args: object, **kwargs: object) -> object:
+        found = await self._store.neighbours(*args, **kwargs)  # type: ignore[arg-type]
+        await self._store.add_relationships([rel("r7", "ana", "porto", relation_type="lives_in")])
+        await self._store.supersede_relationship("r4", "r7", at=T0)
+        return found
+
+
+async def test_a_path_ended_between_the_reads_is_left_out(
+    family: GraphStore, clock: ManualClock
+) -> None:
+    racing = _SupersedesBetweenReads(family)
+    mentions = await QueryEntityMatcher(EntityResolver(family)).match("where does Ana live")
+    scorer = GraphScorer(racing, clock=clock)  # type: ignore[arg-type]
+    hits = await scorer.score("where does Ana live", mentions, at=T0 + timedelta(days=1))
+    assert {h.entity.id for h in hits} == {"maria", "acme"}  # Lisbon's edge ended mid-score
+
+
 async def test_usage_prior_breaks_ties_only(family: GraphStore, clock: ManualClock) -> None:
     await family.add_relationships(
         [rel("r6", "ana", "porto", relation_type="lives_in", valid_from=T0)]

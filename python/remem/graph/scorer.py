@@ -141,6 +141,8 @@ class GraphScorer:
         query_words = _words(query)
         hits = []
         for n in neighbours:
+            if not all(i in rels for i in n.path):
+                continue  # a relationship on the path ended between the two reads (superseded)
             path = tuple(rels[i] for i in n.path)
             nodes = _walk(path, match, entities)
             later = nodes[1:]
