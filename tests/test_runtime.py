@@ -9,6 +9,7 @@ import pytest
 
 import remem
 from remem.errors import ConfigError, StoreClosedError
+from remem.extraction import RuleExtractor
 from remem.models import ManualClock, MemoryStage
 from remem.runtime_config import RuntimeConfig
 
@@ -129,6 +130,64 @@ async def test_full_text_language_is_configured_and_reaches_the_episodic_store(
         turn = await rt.controller.record_turn("s1", "we went hiking by the lake", "")
         hits = await rt.controller.recall("hikes", k=5)
         assert turn.id in [h.record.id for h in hits]  # stemmed by default
+
+
+async def _lives(rt: remem.Runtime) -> dict[str, bool]:
+    """Whether each keyed city fact's value is still current."""
+    facts = await rt.controller.keyed_facts(attributes=["city"], include_superseded=True)
+    return {str(f.metadata["value"]): f.valid_to is None for f in facts}
+
+
+async def _move_twice(rt: remem.Runtime) -> None:
+    await rt.controller.record_turn("s1", "I live in Lisbon.", "Nice!")
+    await rt.controller.record_turn("s2", "I moved to Porto.", "Oh!")
+    await rt.controller.flush_extraction()
+
+
+async def test_an_extracted_fact_supersedes_the_one_it_contradicts(tmp_path: Path) -> None:
+    """With an extractor, each background batch ends the keyed facts its new facts contradict
+    ([extraction] supersede, on by default); off, both values stay current."""
+    async with remem.Runtime.open(
+        tmp_path / "on", clock=ManualClock(T0), extractor=RuleExtractor()
+    ) as rt:
+        await _move_twice(rt)
+        assert await _lives(rt) == {"Lisbon": False, "Porto": True}
+        assert rt.controller.failures() == []
+    off = RuntimeConfig.from_mapping(
+        {"path": str(tmp_path / "off"), "extraction": {"supersede": False}}
+    )
+    assert "extraction.supersede = false" in remem.Runtime(off).describe()
+    async with remem.Runtime(off, clock=ManualClock(T0), extractor=RuleExtractor()) as rt:
+        await _move_twice(rt)
+        assert await _lives(rt) == {"Lisbon": True, "Porto": True}
+    with pytest.raises(ConfigError, match=r"extraction\.supersede must be true or false"):
+        RuntimeConfig.from_mapping({"extraction": {"supersede": "yes"}})
+
+
+async def test_a_failing_supersession_is_recorded_as_the_batch_failure(tmp_path: Path) -> None:
+    async with remem.Runtime.open(
+        tmp_path / "m", clock=ManualClock(T0), extractor=RuleExtractor()
+    ) as rt:
+
+        async def broken(records: object) -> None:
+            raise RuntimeError("the store went away")
+
+        rt.controller.after_extraction(broken)
+        await _move_twice(rt)
+        failures = rt.controller.failures()
+        assert [f.operation for f in failures] == ["extraction", "extraction"]
+        assert "the store went away" in str(failures[0].error)
+        # the facts themselves were written; only the follow-up failed
+        assert await _lives(rt) == {"Lisbon": True, "Porto": True}
+
+
+@pytest.mark.postgres
+async def test_postgres_supersedes_extracted_facts(pg_dsn: str, tmp_path: Path) -> None:
+    async with remem.Runtime.open(
+        tmp_path, backend="postgres", dsn=pg_dsn, clock=ManualClock(T0), extractor=RuleExtractor()
+    ) as rt:
+        await _move_twice(rt)
+        assert await _lives(rt) == {"Lisbon": False, "Porto": True}
 
 
 @pytest.mark.postgres

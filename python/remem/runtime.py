@@ -53,6 +53,7 @@ from typing import Any, Self
 
 from remem.blocks import BlockStore, CoreMemory, CoreMemoryConfig
 from remem.blocks.gated import GatedBlockStore
+from remem.consolidation import MemoryConsolidator
 from remem.controller import Extractor, MemoryController, decay_rescore
 from remem.controller.graph_services import GraphServices
 from remem.embeddings import (
@@ -358,6 +359,12 @@ class Runtime:
             clock=self.clock,
         )
         self._closers.append(self._controller)
+        if self.extractor is not None and cfg.controller.extraction.supersede:
+            # A new keyed fact ends the one it contradicts as soon as its batch is applied.
+            consolidator = MemoryConsolidator(
+                self._controller, timezone=self._controller.timezone or "UTC"
+            )
+            self._controller.after_extraction(consolidator.supersede_contradictions)
         self._tracker = tracker
         await self._attach_lifecycle(records, collections, writes)
 

@@ -32,6 +32,7 @@ Built from keyword arguments (``RuntimeConfig(path="./memory")``), from a TOML f
 
     [extraction]
     interval = 1
+    supersede = true              # a new keyed fact ends the one it contradicts (Runtime)
 
     [full_text]
     language = "english"          # Snowball stemming of indexed and queried words; "none": off
@@ -206,7 +207,7 @@ class RuntimeConfig:
             "recall",
             {"fusion", "rrf_k", "candidates", "weights", "features", "merge_copies", "stages"},
         )
-        ext = _section(data, "extraction", {"interval", "queue_size", "drain_timeout"})
+        ext = _section(data, "extraction", {"interval", "queue_size", "drain_timeout", "supersede"})
         text = _section(data, "full_text", {"language"})
         if text:
             top["full_text"] = FullTextConfig(language=text["language"])
@@ -277,6 +278,7 @@ class RuntimeConfig:
             f"extraction.interval = {c.extraction.interval}",
             f"extraction.queue_size = {c.extraction.queue_size}",
             f"extraction.drain_timeout = {c.extraction.drain_timeout}",
+            f"extraction.supersede = {str(c.extraction.supersede).lower()}",
             f"full_text.language = {self.full_text.language or 'none'}",
         ]
         lines += [f"lifecycle.{k} = {v}" for k, v in dataclasses.asdict(c.decay).items()]

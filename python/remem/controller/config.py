@@ -137,13 +137,20 @@ class ExtractionConfig:
     ``queue_size`` bounds the batches waiting for the worker (``record_turn`` waits when it is
     full — backpressure, never a dropped turn); ``drain_timeout`` is how long ``aclose()`` waits
     for queued batches before recording the rest as failures (their turns stay in the transcript).
+    ``supersede``: a :class:`remem.Runtime` with an extractor supersedes, after each background
+    batch, the keyed facts its new facts contradict (``MemoryConsolidator.
+    supersede_contradictions`` over that batch's records: "I moved to Porto" ends "lives in
+    Lisbon"), so an old value is never left current; False leaves that to a consolidation run.
     """
 
     interval: int = 1
     queue_size: int = 256
     drain_timeout: float = 30.0
+    supersede: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.supersede, bool):
+            raise ConfigError(f"extraction.supersede must be true or false, got {self.supersede!r}")
         for name in ("interval", "queue_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -5,7 +5,9 @@ With an extractor, every ``extraction.interval`` turns of a session,
 :class:`~remem.controller.extraction_queue.ExtractionQueue` worker, which runs the extractor and
 applies its result (:func:`~remem.controller.extraction_apply.apply_extraction`: entities and
 relationships to the graph, memories through the controller's ``remember``). A failed batch is
-recorded in the failure log with its turn ids; it never reaches the caller.
+recorded in the failure log with its turn ids; it never reaches the caller. :attr:`after`, when
+set, runs on the records each background batch created (a Runtime with an extractor supersedes
+the keyed facts they contradict there).
 :meth:`apply_now` applies a result the caller extracted itself, exactly as the worker would
 (with or without an extractor: the companion runs its own).
 
@@ -39,6 +41,8 @@ from remem.stores.graph import GraphStore
 from remem.stores.transcript import TranscriptStore
 
 Remember = Callable[..., Awaitable[MemoryRecord]]
+AfterBatch = Callable[[Sequence[MemoryRecord]], Awaitable[object]]
+"""What runs on the memory records one background batch created."""
 
 
 class BackgroundExtraction:
@@ -65,6 +69,9 @@ class BackgroundExtraction:
         self._failures = failures
         self._now = now
         self._queue: ExtractionQueue | None = None
+        self.after: AfterBatch | None = None
+        """Run on the records each background batch created (the Runtime supersedes what they
+        contradict: ``ExtractionConfig.supersede``); its failure is the batch's failure."""
         if extractor is not None:
             self._queue = ExtractionQueue(
                 self._run, self._failed, interval=config.interval, size=config.queue_size
@@ -130,7 +137,9 @@ class BackgroundExtraction:
             session_id=batch.session_id, now=self._now(), namespace=namespace
         )
         result = await self.extractor.extract(batch.entries, context=context)
-        await self._apply(result, batch, context.now, namespace)
+        records = await self._apply(result, batch, context.now, namespace)
+        if records and self.after is not None:
+            await self.after(records)
 
     async def _apply(
         self, result: ExtractionResult, batch: ExtractionBatch, now: datetime, namespace: str

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from remem.controller.extraction import ExtractionResult
+from remem.controller.extraction_runner import AfterBatch
 from remem.controller.scope_checks import memory_scope, write_scope
 from remem.controller.state import ControllerState
 from remem.controller.turns import check_turn, check_turn_options, check_turns
@@ -142,6 +143,14 @@ class WriteAPI(ControllerState):
         return await self._extraction.apply_now(
             result, entries, now if now is not None else self.clock.now(), scope
         )
+
+    def after_extraction(self, hook: AfterBatch | None) -> None:
+        """Run ``hook`` on the memory records each background extraction batch creates (None:
+        nothing). :class:`remem.Runtime` sets it to supersede what the new facts contradict
+        (``ExtractionConfig.supersede``); a hook that raises fails that batch, which is
+        recorded in :meth:`failures` like any extraction failure. ``apply_extraction``'s
+        callers run their own follow-up (the companion supersedes in its post-turn step)."""
+        self._extraction.after = hook
 
     async def flush_extraction(self) -> None:
         """Extract every pending turn now (partial windows too) and wait for it."""
