@@ -134,6 +134,26 @@ async def test_turns_sessions_transcript_and_context(tmp_path: Path) -> None:
         assert "budget 300" in ctx["explanation"]
 
 
+async def test_recorded_turns_become_facts_and_the_old_value_is_marked_earlier(
+    tmp_path: Path,
+) -> None:
+    async with scoped(tmp_path) as client:
+        for session, said in (("s1", "I live in Lisbon."), ("s2", "I moved to Porto.")):
+            turn = {"session_id": session, "user_message": said, "assistant_message": "ok"}
+            structured(await client.call_tool("record_turn", turn))
+        query = {"query": "where do I live? Lisbon or Porto", "budget": 600}
+        text = ""
+        for _ in range(100):  # extraction runs in the background, right after each turn
+            text = structured(await client.call_tool("get_context", query))["text"]
+            if "earlier: city now Porto" in text:
+                break
+        assert "earlier: city now Porto" in text, text
+        dropped = await client.call_tool("get_context", {**query, "earlier_values": "drop"})
+        assert "I live in Lisbon" not in structured(dropped)["text"]
+        bad = await client.call_tool("get_context", {**query, "earlier_values": "hide"})
+        assert bad.is_error
+
+
 async def test_a_full_block_returns_its_contents_and_resources_show_blocks(
     tmp_path: Path,
 ) -> None:

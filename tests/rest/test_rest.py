@@ -106,6 +106,27 @@ def test_turns_transcripts_context_and_core_blocks(http: httpx.Client) -> None:
     assert [b["label"] for b in blocks] == ["user", "self"]
 
 
+def test_recorded_turns_become_facts_and_an_old_value_is_marked_earlier(
+    http: httpx.Client,
+) -> None:
+    """``remem serve`` extracts recorded turns (``[server] extract = "rules"``, the default):
+    a new value supersedes the old one, and the context marks the old statement earlier."""
+    for session, said in (("s-move-1", "I live in Lisbon."), ("s-move-2", "I moved to Porto.")):
+        body = {"session_id": session, "user_message": said, "namespace": "bob"}
+        assert http.post("/v1/turns", json={**body, "assistant_message": "ok"}).status_code == 201
+    query = {"query": "where do I live? Lisbon or Porto", "namespace": "bob", "budget": 600}
+    text = ""
+    for _ in range(100):  # extraction runs in the background, right after each turn
+        text = http.post("/v1/context", json=query).json()["text"]
+        if "earlier: city now Porto" in text:
+            break
+    assert "earlier: city now Porto" in text, text
+    assert "The user lives in Porto. (current; before: Lisbon" in text
+    dropped = http.post("/v1/context", json={**query, "earlier_values": "drop"}).json()["text"]
+    assert "I live in Lisbon" not in dropped
+    assert "The user lives in Porto. (current)" in dropped
+
+
 @pytest.mark.parametrize(
     ("path", "body", "status", "error"),
     [
@@ -121,6 +142,7 @@ def test_turns_transcripts_context_and_core_blocks(http: httpx.Client) -> None:
         ("/v1/memories", b'{"text": "\\ud800"}', 422, "InvalidArgumentError"),
         ("/v1/memories", b'{"text": "x", "kind": "poem"}', 422, "InvalidArgumentError"),
         ("/v1/context", b'{"query": "x", "budget": 5}', 422, "BudgetError"),
+        ("/v1/context", b'{"query": "x", "earlier_values": "hide"}', 422, "ValidationError"),
         ("/v1/core/nope/add", b'{"text": "x"}', 422, "InvalidArgumentError"),
         ("/v1/forget", b'{"ids": []}', 422, "InvalidArgumentError"),
     ],

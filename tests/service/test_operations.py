@@ -15,6 +15,7 @@ from remem.errors import (
     StoreClosedError,
     UnknownScopeError,
 )
+from remem.extraction import RuleExtractor
 from remem.service import MemoryService, ServiceConfig
 
 
@@ -165,3 +166,33 @@ async def test_close_runs_pending_extraction_before_the_runtime_closes(tmp_path:
         hits = (await again.recall("where does the user live")).hits
         extracted = [h.memory.text for h in hits if h.memory.stage != "episodic"]
         assert any("Lisbon" in text for text in extracted), [h.memory.text for h in hits]
+
+
+async def test_get_context_offers_memories_as_the_companion_does(tmp_path: Path) -> None:
+    """Dated, a value no longer held marked earlier (or dropped, or shown as recalled) and a
+    short message shown with the user's next one — with the Runtime's extractor superseding
+    the old fact as soon as its turn is extracted."""
+    config = ServiceConfig()
+    async with MemoryService.open(
+        tmp_path / "m", config, embedding_provider="hashing", extractor=RuleExtractor()
+    ) as svc:
+        await svc.record_turn("s1", "I live in Lisbon.", "Nice!")
+        await svc.record_turn("s1", "Date night tonight!", "Fun")
+        await svc.record_turn("s1", "Rui booked that little place by the river.", "Lovely")
+        await svc.record_turn("s2", "I moved to Porto.", "Oh!")
+        await svc.runtime.controller.flush_extraction()
+        query = "where do I live? Lisbon"
+        marked = (await svc.get_context(query, budget=800)).text
+        assert "; earlier: city now Porto (since " in marked
+        assert "] user: I live in Lisbon." in marked
+        assert "The user lives in Porto. (current; before: Lisbon" in marked
+        assert '(next: "Date night tonight!")' in marked
+        dropped = (await svc.get_context(query, budget=800, earlier_values="drop")).text
+        assert "I live in Lisbon" not in dropped
+        assert "The user lives in Porto. (current)" in dropped
+        plain = (await svc.get_context(query, budget=800, earlier_values="off")).text
+        assert "earlier:" not in plain
+        assert "(current" not in plain
+        assert "user: I live in Lisbon." in plain
+        with pytest.raises(InvalidArgumentError, match="earlier_values 'hide' is unknown"):
+            await svc.get_context(query, earlier_values="hide")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from remem.errors import ConfigError
+from remem.extraction import RuleExtractor
 from remem.service.auth import TOKEN_ENV, check_binding, is_loopback
 from remem.service.settings import ServerSettings
 
@@ -49,3 +50,16 @@ def test_unknown_server_keys_and_bad_ports_are_config_errors(tmp_path: Path) -> 
         ServerSettings.load(config_file=config, environ={})
     with pytest.raises(ConfigError, match="port"):
         ServerSettings.load(path=tmp_path, port=70000, environ={})
+
+
+def test_a_server_extracts_recorded_turns_unless_told_not_to(tmp_path: Path) -> None:
+    settings = ServerSettings.load(path=tmp_path / "m", embeddings="hashing", environ={})
+    assert settings.extract == "rules"
+    assert isinstance(settings.open_runtime().extractor, RuleExtractor)
+    config = tmp_path / "remem.toml"
+    config.write_text('[server]\nextract = "off"\n', encoding="utf-8")
+    off = ServerSettings.load(config_file=config, path=tmp_path / "m", environ={})
+    assert off.open_runtime().extractor is None
+    config.write_text('[server]\nextract = "llm"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="extract must be one of 'rules', 'off'"):
+        ServerSettings.load(config_file=config, path=tmp_path / "m", environ={})

@@ -59,10 +59,19 @@ from remem.context import AssemblerConfig, PrimingConfig
 from remem.errors import ConfigError, InvalidArgumentError
 from remem.scopes import check_namespace
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "CompanionConfig", "EarlierValues", "Packing", "RecallMode"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "EARLIER_VALUES",
+    "CompanionConfig",
+    "EarlierValues",
+    "Packing",
+    "RecallMode",
+]
 
 Packing = Literal["optimal", "greedy"]
 EarlierValues = Literal["mark", "drop", "off"]
+EARLIER_VALUES: tuple[EarlierValues, ...] = ("mark", "drop", "off")
+"""The ways a recalled value that no longer holds can be offered (:data:`EarlierValues`)."""
 RecallMode = Literal["hybrid", "fulltext"]
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -115,7 +124,7 @@ class CompanionConfig:
                 raise ConfigError(f"CompanionConfig.{name} must be a bool")
         if self.packing not in ("optimal", "greedy"):
             raise ConfigError(f"packing {self.packing!r} is unknown; use 'optimal' or 'greedy'")
-        if self.earlier_values not in ("mark", "drop", "off"):
+        if self.earlier_values not in EARLIER_VALUES:
             raise ConfigError(
                 f"earlier_values {self.earlier_values!r} is unknown; use 'mark', 'drop' or 'off'"
             )

@@ -51,7 +51,13 @@ from remem.controller import MemoryController
 from remem.errors import InvalidArgumentError, shown
 from remem.models import MemoryRecord, MemoryStage, ScoredMemory, TranscriptEntry
 
-__all__ = ["PROMPT_ORDER", "USER_MESSAGE_ORIGIN", "CompanionPrompt", "build_prompt"]
+__all__ = [
+    "PROMPT_ORDER",
+    "USER_MESSAGE_ORIGIN",
+    "CompanionPrompt",
+    "build_prompt",
+    "recalled_candidates",
+]
 
 PROMPT_ORDER: tuple[str, ...] = (
     "system",
@@ -302,26 +308,13 @@ async def build_prompt(
             stages=config.recall_stages,
             sources=config.recall_sources,
         )
-        timeline = None
-        if recalled and config.earlier_values != "off":
-            values = await controller.keyed_facts(
-                namespace=config.namespace, include_superseded=True
-            )
-            timeline = FactTimeline.from_records(values, now=now_or(now, controller))
-        around = await windows(
-            recalled,
-            (await controller.settled()).transcript,
-            before=config.window_before,
-            after=config.window_after,
-            max_words=config.window_max_words,
-            top=config.window_top,
-        )
-        candidates += recall_candidates(
+        candidates += await recalled_candidates(
+            controller,
             recalled,
             {t.id for t in turns},
-            timeline=timeline,
-            earlier_values=config.earlier_values,
-            around=around,
+            namespace=config.namespace,
+            config=config,
+            now=now,
         )
     context = assembler.assemble(
         query=user_message,
@@ -340,6 +333,40 @@ async def build_prompt(
         sections=tuple(s for s in PROMPT_ORDER if s in present),
         context=context,
         recalled=tuple(recalled),
+    )
+
+
+async def recalled_candidates(
+    controller: MemoryController,
+    recalled: Sequence[ScoredMemory],
+    history_ids: set[str],
+    *,
+    namespace: str,
+    config: CompanionConfig,
+    now: datetime | None = None,
+) -> list[ContextCandidate]:
+    """:func:`recall_candidates` as the companion's prompt offers them: with the keyed facts'
+    timeline of ``namespace`` (superseded values too, one query) when ``config.earlier_values``
+    is not ``"off"``, and the conversation windows ``config.window_*`` ask for (one range read).
+    The service's ``get_context`` (MCP, REST) offers recalled memories through this too."""
+    timeline = None
+    if recalled and config.earlier_values != "off":
+        values = await controller.keyed_facts(namespace=namespace, include_superseded=True)
+        timeline = FactTimeline.from_records(values, now=now_or(now, controller))
+    around = await windows(
+        recalled,
+        (await controller.settled()).transcript,
+        before=config.window_before,
+        after=config.window_after,
+        max_words=config.window_max_words,
+        top=config.window_top,
+    )
+    return recall_candidates(
+        recalled,
+        history_ids,
+        timeline=timeline,
+        earlier_values=config.earlier_values,
+        around=around,
     )
 
 

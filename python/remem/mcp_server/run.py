@@ -15,7 +15,6 @@ from typing import Literal
 import uvicorn
 
 from remem.mcp_server.server import build_server
-from remem.runtime import Runtime
 from remem.service import MemoryService
 from remem.service.auth import BearerAuth
 from remem.service.heap import freeze_startup_heap
@@ -26,7 +25,7 @@ __all__ = ["serve"]
 
 async def serve(settings: ServerSettings, *, transport: Literal["stdio", "http"]) -> None:
     """Serve ``settings``' memory until the transport ends (module docstring)."""
-    async with MemoryService(Runtime(settings.runtime), settings.service) as service:
+    async with MemoryService(settings.open_runtime(), settings.service) as service:
         server = build_server(service)
         freeze_startup_heap()
         if transport == "stdio":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from functools import wraps
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -164,10 +164,21 @@ def memory_tools(service: MemoryService) -> list[Tool]:
             str | None,
             Field(description="The current conversation, to include its recent turns."),
         ] = None,
+        earlier_values: Annotated[
+            Literal["mark", "drop", "off"],
+            Field(
+                description="A recalled value that no longer holds: marked as earlier (with "
+                "the current one), dropped for the current one, or shown as recalled."
+            ),
+        ] = "mark",
     ) -> CallToolResult:
         return tool_result(
             await service.get_context(
-                query, namespace=namespace, budget=budget, session_id=session_id
+                query,
+                namespace=namespace,
+                budget=budget,
+                session_id=session_id,
+                earlier_values=earlier_values,
             )
         )
 

@@ -48,7 +48,6 @@ from remem.rest.requests import (
     ReplaceEntry,
     TurnRequest,
 )
-from remem.runtime import Runtime
 from remem.service import (
     BlockEditResult,
     BlockView,
@@ -83,7 +82,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with MemoryService(Runtime(settings.runtime), settings.service) as service:
+        async with MemoryService(settings.open_runtime(), settings.service) as service:
             holder["service"] = service
             yield
 
@@ -160,6 +159,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
             session_id=body.session_id,
             k=body.k,
             history_turns=body.history_turns,
+            earlier_values=body.earlier_values,
         )
 
     @app.get("/v1/core", tags=["core memory"])

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import pydantic
 from pydantic import Field
@@ -64,6 +64,11 @@ class ContextRequest(Body):
     session_id: str | None = Field(None, description="Include this session's recent turns.")
     k: int = Field(20, description="How many memories recall offers to the packer.")
     history_turns: int = Field(8, description="How many recent turns are offered.")
+    earlier_values: Literal["mark", "drop", "off"] = Field(
+        "mark",
+        description="A recalled value that no longer holds: marked earlier, dropped for the "
+        "current one, or shown as recalled.",
+    )
 
 
 class AddEntry(Body):

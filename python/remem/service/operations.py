@@ -26,7 +26,8 @@ from types import TracebackType
 from typing import Any, Self
 
 from remem.blocks import BlockEdit, BlockError, CoreMemory, CoreMemoryConfig
-from remem.companion.prompt import block_candidates, recall_candidates
+from remem.companion.config import EARLIER_VALUES, CompanionConfig
+from remem.companion.prompt import block_candidates, recalled_candidates
 from remem.context import AssemblerConfig, ContextAssembler, HistoryTurn
 from remem.errors import (
     BlockConflictError,
@@ -307,16 +308,28 @@ class MemoryService:
         session_id: str | None = None,
         k: int = 20,
         history_turns: int = 8,
+        earlier_values: str = "mark",
     ) -> ContextView:
         """The context for ``query`` packed into ``budget`` tokens: the namespace's core blocks
         (always kept), the ``history_turns`` last turns of ``session_id`` and the ``k`` best
         recalled memories, with the account of what was kept and why the rest was not.
-        BudgetError when even the query and the core blocks do not fit."""
+        BudgetError when even the query and the core blocks do not fit.
+
+        Recalled memories are offered as the companion's prompt offers them
+        (:func:`remem.companion.prompt.recalled_candidates`): dated, a value that no longer
+        holds marked earlier (``earlier_values="mark"``; ``"drop"`` leaves it out for the
+        current one, ``"off"`` shows it as recalled), and a short recalled message shown with
+        the user's next one (the companion's window defaults)."""
         scope = self.config.scope(namespace)
         self._text(query, "query")
         self._int(budget, "budget", 1, self.config.max_budget)
         self._int(k, "k", 1, self.config.max_k)
         self._int(history_turns, "history_turns", 0, self.config.max_turns)
+        if earlier_values not in EARLIER_VALUES:
+            raise InvalidArgumentError(
+                f"earlier_values {earlier_values!r} is unknown; use 'mark', 'drop' or 'off'"
+            )
+        offer = CompanionConfig(namespace=scope, earlier_values=earlier_values)
         if session_id is not None:
             check_session_id(session_id)
         async with self._operation():
@@ -329,7 +342,10 @@ class MemoryService:
             turns = [HistoryTurn.from_entry(e) for e in history]
             hits = await controller.recall(query, k=k, namespace=scope)
             core = await self._core(scope)
-            candidates = block_candidates(core) + recall_candidates(hits, {t.id for t in turns})
+            recalled = await recalled_candidates(
+                controller, hits, {t.id for t in turns}, namespace=scope, config=offer
+            )
+            candidates = block_candidates(core) + recalled
             assembler = ContextAssembler(AssemblerConfig(budget=budget, output_reserve=0))
             context = assembler.assemble(query=query, current_history=turns, candidates=candidates)
         return ContextView.of(context, namespace=scope, query=query)

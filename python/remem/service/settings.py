@@ -10,6 +10,12 @@ and removed before the Runtime sees the rest::
     namespace = "default"     # the namespace of a request that names none
     namespaces = ["ana", "bob"]   # the only namespaces served (absent: any)
     max_body_bytes = 1048576  # REST requests larger than this get 413
+    extract = "rules"         # recorded turns become facts by the offline RuleExtractor; "off"
+
+With ``extract = "rules"`` (the default) every turn recorded through ``record_turn`` is turned
+into keyed facts as the companion's are (``remem.extraction.RuleExtractor``), so a new value
+supersedes the old one and ``get_context`` marks the old one earlier; ``"off"`` keeps the
+transcripts and the memories written by ``remember`` only.
 """
 
 from __future__ import annotations
@@ -21,17 +27,21 @@ from pathlib import Path
 from typing import Any
 
 from remem.errors import ConfigError, shown
+from remem.extraction import RuleExtractor
+from remem.runtime import Runtime
 from remem.runtime_config import RuntimeConfig
 from remem.service.auth import TOKEN_ENV, check_binding
 from remem.service.config import ServiceConfig
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "ServerSettings"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "EXTRACT", "ServerSettings"]
 
 DEFAULT_PORT = 8765
 DEFAULT_MAX_BODY_BYTES = 1 << 20
 """1 MiB: ten times the longest text a request may store (ServiceConfig.max_text_chars)."""
 
-_KEYS = {"host", "port", "token", "namespace", "namespaces", "max_body_bytes"}
+_KEYS = {"host", "port", "token", "namespace", "namespaces", "max_body_bytes", "extract"}
+EXTRACT = ("rules", "off")
+"""What ``[server] extract`` may say: the offline rule extractor, or no extraction."""
 
 
 @dataclass(frozen=True)
@@ -44,8 +54,13 @@ class ServerSettings:
     port: int = DEFAULT_PORT
     token: str | None = field(default=None, repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    extract: str = "rules"
 
     def __post_init__(self) -> None:
+        if self.extract not in EXTRACT:
+            raise ConfigError(
+                f"extract must be one of {', '.join(map(repr, EXTRACT))}, got {shown(self.extract)}"
+            )
         if isinstance(self.port, bool) or not isinstance(self.port, int):
             raise ConfigError(f"port must be an int, got {shown(self.port)}")
         if not 0 <= self.port <= 65535:
@@ -100,4 +115,9 @@ class ServerSettings:
             port=port if port is not None else server.get("port", default_port),
             token=env.get(TOKEN_ENV) or server.get("token"),
             max_body_bytes=server.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES),
+            extract=server.get("extract", "rules"),
         )
+
+    def open_runtime(self) -> Runtime:
+        """The Runtime these settings serve, with the extractor ``extract`` names."""
+        return Runtime(self.runtime, extractor=RuleExtractor() if self.extract == "rules" else None)
