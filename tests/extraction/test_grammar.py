@@ -427,3 +427,12 @@ def test_a_message_with_any_capital_is_read_as_typed() -> None:
 )
 def test_which_lower_case_words_are_likely_names(word: str, name: bool) -> None:
     assert likely_name(word) is name
+
+
+def test_wish_me_luck_is_a_sign_off_not_a_wish() -> None:
+    assert facts("I'm vegan now, wish me luck") == {("user", "diet", "vegan", "set")}
+    assert facts("starting at Oakfield Consulting on monday, wish us luck") == {
+        ("user", "employer", "Oakfield Consulting", "set")
+    }
+    assert facts("I wish I lived in Lisbon") == set()
+    assert facts("I wish I was vegan, wish me luck") == set()  # the first wish still counts

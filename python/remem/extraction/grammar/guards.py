@@ -151,6 +151,16 @@ def stopped(clause: Sequence[Token]) -> bool:
     return False
 
 
+def _wish_luck(tokens: Sequence[Token], k: int) -> bool:
+    """ "wish me luck", "wish us luck": a sign-off, not a wish about the statement."""
+    return (
+        tokens[k].low == "wish"
+        and k + 2 < len(tokens)
+        and tokens[k + 1].low in ("me", "us")
+        and tokens[k + 2].low == "luck"
+    )
+
+
 def hypothetical(tokens: Sequence[Token]) -> bool:
     lead = skip_lead(tokens)
     if (
@@ -160,7 +170,7 @@ def hypothetical(tokens: Sequence[Token]) -> bool:
     ):
         return True
     for k, t in enumerate(tokens):
-        if t.low in _HYPO and not (t.low == "may" and t.cap):
+        if t.low in _HYPO and not (t.low == "may" and t.cap) and not _wish_luck(tokens, k):
             return True
         # "going to move" is a plan; "going to the beach" is not
         if (
