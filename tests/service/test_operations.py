@@ -196,3 +196,24 @@ async def test_get_context_offers_memories_as_the_companion_does(tmp_path: Path)
         assert "user: I live in Lisbon." in plain
         with pytest.raises(InvalidArgumentError, match="earlier_values 'hide' is unknown"):
             await svc.get_context(query, earlier_values="hide")
+
+
+async def test_get_context_primes_what_a_session_starts_with(tmp_path: Path) -> None:
+    """The namespace's entities and known facts, as the companion primes a session — also for
+    a question recall finds nothing for; ``prime=False`` leaves them out."""
+    config = ServiceConfig(namespaces=("ana", "bob"), namespace="ana")
+    async with MemoryService.open(
+        tmp_path / "m", config, embedding_provider="hashing", extractor=RuleExtractor()
+    ) as svc:
+        await svc.record_turn("s1", "I adopted a cat called Miso.", "Lovely", namespace="ana")
+        await svc.record_turn("s2", "My sister Eva lives in Oslo.", "Nice", namespace="bob")
+        await svc.runtime.controller.flush_extraction()
+        primed = await svc.get_context("what should I cook tonight?", namespace="ana")
+        assert "## Known facts" in primed.text
+        assert "user has_pet Miso" in primed.text
+        assert "Eva" not in primed.text  # bob's facts stay bob's
+        assert "known_facts" in {i.section for i in primed.items if i.kept}
+        plain = await svc.get_context("what should I cook tonight?", namespace="ana", prime=False)
+        assert "Miso" not in plain.text
+        with pytest.raises(InvalidArgumentError, match="prime must be true or false"):
+            await svc.get_context("x", namespace="ana", prime="yes")  # type: ignore[arg-type]

@@ -171,6 +171,13 @@ def memory_tools(service: MemoryService) -> list[Tool]:
                 "the current one), dropped for the current one, or shown as recalled."
             ),
         ] = "mark",
+        prime: Annotated[
+            bool,
+            Field(
+                description="Also include what a session starts with: the user's entities, "
+                "known facts, insights and summaries."
+            ),
+        ] = True,
     ) -> CallToolResult:
         return tool_result(
             await service.get_context(
@@ -179,6 +186,7 @@ def memory_tools(service: MemoryService) -> list[Tool]:
                 budget=budget,
                 session_id=session_id,
                 earlier_values=earlier_values,
+                prime=prime,
             )
         )
 

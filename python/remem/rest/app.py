@@ -160,6 +160,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
             k=body.k,
             history_turns=body.history_turns,
             earlier_values=body.earlier_values,
+            prime=body.prime,
         )
 
     @app.get("/v1/core", tags=["core memory"])

@@ -69,6 +69,9 @@ class ContextRequest(Body):
         description="A recalled value that no longer holds: marked earlier, dropped for the "
         "current one, or shown as recalled.",
     )
+    prime: bool = Field(
+        True, description="Also what a session starts with: entities, known facts, insights."
+    )
 
 
 class AddEntry(Body):

@@ -56,6 +56,10 @@ from remem.stores.transcript import TranscriptStore, check_session_id
 
 __all__ = ["MemoryService"]
 
+_NO_SESSION = "get-context"
+"""The session priming is computed for when ``get_context`` names none (no session's turns are
+left out of the earlier sessions it primes)."""
+
 
 class MemoryService:
     """The operations layer (see the module docstring). Use ``async with``."""
@@ -309,6 +313,7 @@ class MemoryService:
         k: int = 20,
         history_turns: int = 8,
         earlier_values: str = "mark",
+        prime: bool = True,
     ) -> ContextView:
         """The context for ``query`` packed into ``budget`` tokens: the namespace's core blocks
         (always kept), the ``history_turns`` last turns of ``session_id`` and the ``k`` best
@@ -319,7 +324,12 @@ class MemoryService:
         (:func:`remem.companion.prompt.recalled_candidates`): dated, a value that no longer
         holds marked earlier (``earlier_values="mark"``; ``"drop"`` leaves it out for the
         current one, ``"off"`` shows it as recalled), and a short recalled message shown with
-        the user's next one (the companion's window defaults)."""
+        the user's next one (the companion's window defaults).
+
+        With ``prime`` (the default) the context also holds what a session starts with, as the
+        companion's prompt does: the namespace's entities, known facts, insights and summaries
+        (and earlier sessions' last turns, if the runtime's ``[memory.priming]`` asks for them),
+        packed under the same budget (:meth:`MemoryController.prime`)."""
         scope = self.config.scope(namespace)
         self._text(query, "query")
         self._int(budget, "budget", 1, self.config.max_budget)
@@ -330,6 +340,8 @@ class MemoryService:
                 f"earlier_values {earlier_values!r} is unknown; use 'mark', 'drop' or 'off'"
             )
         offer = CompanionConfig(namespace=scope, earlier_values=earlier_values)
+        if not isinstance(prime, bool):
+            raise InvalidArgumentError(f"prime must be true or false, got {prime!r}")
         if session_id is not None:
             check_session_id(session_id)
         async with self._operation():
@@ -346,8 +358,14 @@ class MemoryService:
                 controller, hits, {t.id for t in turns}, namespace=scope, config=offer
             )
             candidates = block_candidates(core) + recalled
+            primed = None
+            if prime:
+                # the session's own turns are its history: priming leaves that session out
+                primed = await controller.prime(session_id or _NO_SESSION, namespace=scope)
             assembler = ContextAssembler(AssemblerConfig(budget=budget, output_reserve=0))
-            context = assembler.assemble(query=query, current_history=turns, candidates=candidates)
+            context = assembler.assemble(
+                query=query, current_history=turns, candidates=candidates, priming=primed
+            )
         return ContextView.of(context, namespace=scope, query=query)
 
     # -- core memory ----------------------------------------------------------------------------
