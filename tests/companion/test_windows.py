@@ -20,8 +20,10 @@ from remem.companion.windows import (
     USER_MESSAGE_ORIGIN,
     Said,
     Window,
+    turn_id_of,
     turn_position,
     window_note,
+    windows,
 )
 from remem.errors import ConfigError
 from remem.eval.persona.variants import equal_budget_config
@@ -124,6 +126,30 @@ async def test_by_default_only_the_next_message_of_the_best_five(
     assert "Biscuit ate a whole sock" in prompt.text
     assert "next:" not in prompt.text
     assert "before:" not in prompt.text
+
+
+async def test_the_top_counts_only_what_the_prompt_will_show(
+    runtime: remem.Runtime, clock: ManualClock
+) -> None:
+    """A turn already in the history, and the second copy of a turn recalled both as itself and
+    as its stored message, take no window: the next shown message gets it."""
+    await _chat(_companion(runtime), clock)
+    hits = await runtime.controller.recall("dog menace sock Biscuit", k=20)
+    transcript = (await runtime.controller.settled()).transcript
+    shown = [h for h in hits if turn_position(h) is not None]
+    turns = [turn_id_of(h) for h in shown]
+    assert len(turns) > len(set(turns))  # a turn and its message memory both recalled
+    first, second, *_ = dict.fromkeys(turns)  # the two best distinct turns, best first
+    args: dict[str, Any] = {"before": 0, "after": 1, "max_words": 12, "top": 1}
+
+    got = await windows(hits, transcript, **args)
+    assert [turn_id_of(h) for h in hits if h.record.id in got] == [first]
+
+    got = await windows(hits, transcript, **args, history_ids={first})
+    assert [turn_id_of(h) for h in hits if h.record.id in got] == [second]
+
+    got = await windows(hits, transcript, **{**args, "top": 2})
+    assert [turn_id_of(h) for h in hits if h.record.id in got] == [first, second]
 
 
 async def test_message_memories_carry_their_turn_number(

@@ -35,7 +35,14 @@ from remem.blocks import CoreMemory
 from remem.brains import Message
 from remem.companion.config import CompanionConfig, EarlierValues
 from remem.companion.scope import scoped_recall
-from remem.companion.windows import USER_MESSAGE_ORIGIN, Said, Window, window_note, windows
+from remem.companion.windows import (
+    USER_MESSAGE_ORIGIN,
+    Said,
+    Window,
+    turn_id_of,
+    window_note,
+    windows,
+)
 from remem.context import (
     SECTION_TITLES,
     AssembledContext,
@@ -183,7 +190,7 @@ def recall_candidates(
     offered: set[str] = set()
     use_timeline = timeline is not None and earlier_values != "off" and len(timeline) > 0
     for hit in sorted(hits, key=lambda h: -h.score):
-        turn_id = _turn_of(hit)
+        turn_id = turn_id_of(hit)
         if turn_id in seen_turns or hit.record.id in offered:
             continue
         seen_turns.add(turn_id)
@@ -265,15 +272,6 @@ def _current_candidate(record: MemoryRecord, score: float) -> ContextCandidate:
         timestamp=record.lifecycle.created_at,
         source="fact_timeline",
     )
-
-
-def _turn_of(hit: ScoredMemory) -> str:
-    """The turn a hit stands for: its own id, or the turn a stored user message came from."""
-    meta = hit.record.metadata
-    turn_id = meta.get("turn_id")
-    if meta.get("origin") == USER_MESSAGE_ORIGIN and isinstance(turn_id, str):
-        return turn_id
-    return hit.record.id
 
 
 async def build_prompt(
@@ -360,6 +358,7 @@ async def recalled_candidates(
         after=config.window_after,
         max_words=config.window_max_words,
         top=config.window_top,
+        history_ids=history_ids,
     )
     return recall_candidates(
         recalled,

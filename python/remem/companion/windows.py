@@ -37,7 +37,15 @@ from typing import NamedTuple
 from remem.models import ScoredMemory, TranscriptEntry
 from remem.stores.transcript import TranscriptStore
 
-__all__ = ["USER_MESSAGE_ORIGIN", "Said", "Window", "turn_position", "window_note", "windows"]
+__all__ = [
+    "USER_MESSAGE_ORIGIN",
+    "Said",
+    "Window",
+    "turn_id_of",
+    "turn_position",
+    "window_note",
+    "windows",
+]
 
 USER_MESSAGE_ORIGIN = "user_message"
 """``metadata["origin"]`` of a user message the companion stored as a memory."""
@@ -76,6 +84,15 @@ def turn_position(hit: ScoredMemory) -> tuple[str, int, str] | None:
     return None
 
 
+def turn_id_of(hit: ScoredMemory) -> str:
+    """The turn a hit stands for: its own id, or the turn a stored user message came from."""
+    meta = hit.record.metadata
+    turn_id = meta.get("turn_id")
+    if meta.get("origin") == USER_MESSAGE_ORIGIN and isinstance(turn_id, str):
+        return turn_id
+    return hit.record.id
+
+
 async def windows(
     hits: Sequence[ScoredMemory],
     transcript: TranscriptStore | None,
@@ -84,20 +101,33 @@ async def windows(
     after: int,
     max_words: int,
     top: int = 32,
+    history_ids: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, Window]:
     """Per record id, the window of each hit that gets one — the first ``top`` short user
     messages of ``hits``, which recall orders best first (module docstring); every range is
     read in one call. Empty when windows are off (``max_words`` 0, or no turns either side) or
-    there is no transcript."""
+    there is no transcript.
+
+    Only messages the prompt will show count towards ``top``, as
+    :func:`~remem.companion.prompt.recall_candidates` offers them: not a turn of the history
+    (``history_ids``, already in the prompt), and one per turn (a turn recalled both as itself
+    and as its stored message is shown once)."""
     if transcript is None or max_words == 0 or (before == 0 and after == 0):
         return {}
     wanted: dict[str, tuple[str, int]] = {}
+    seen = set(history_ids)
     for hit in hits:
+        if len(wanted) >= top:
+            break
         position = turn_position(hit)
         if position is None:
             continue
+        turn = turn_id_of(hit)
+        if turn in seen:
+            continue
+        seen.add(turn)
         session, n, said = position
-        if 0 < len(said.split()) <= max_words and len(wanted) < top:
+        if 0 < len(said.split()) <= max_words:
             wanted[hit.record.id] = (session, n)
     if not wanted:
         return {}
