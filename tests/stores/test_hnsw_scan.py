@@ -50,6 +50,26 @@ async def test_recall_at_10_on_random_384d(tmp_path: Path) -> None:
     assert not [n for n in names if ".hnsw" in n]  # no hnswlib index was built or saved
 
 
+async def test_recall_at_30_with_the_scan_pool_on_clustered_384d(tmp_path: Path) -> None:
+    """Recall's depth (30 rows, 31 fetched) scans with a pool of 4 × the rows fetched (124
+    here, not the kernel's default 310: ``remem.stores.hnsw.scan.POOL_FACTOR``), and still
+    finds the exact top 30 on clustered data with queries away from the points."""
+    n, d, q = 10_000, 384, 60
+    rng = np.random.default_rng(11)
+    centres = rng.standard_normal((40, d)).astype(np.float32)
+    matrix = centres[rng.integers(0, 40, n)] + 0.4 * rng.standard_normal((n, d)).astype(np.float32)
+    queries = matrix[rng.integers(0, n, q)] + 1.5 * rng.standard_normal((q, d)).astype(np.float32)
+    async with HnswVectorStore(tmp_path / "v") as store:
+        await store.create_collection("c", model_name="m", dimension=d)
+        await store.add("c", [f"v{i:05d}" for i in range(n)], matrix)
+        found = await store.query("c", queries, k=30)
+        assert await store.index_status("c") == "scan"
+    truth = np.argsort(-(unit(queries) @ unit(matrix).T), axis=1, kind="stable")[:, :30]
+    pairs = zip(found, truth, strict=True)
+    hits = [len({int(m.id[1:]) for m in row} & set(t.tolist())) for row, t in pairs]
+    assert np.mean(hits) / 30 >= 0.99
+
+
 async def test_cache_follows_add_upsert_delete_and_reopen(tmp_path: Path) -> None:
     d, rng = 16, np.random.default_rng(9)
     live: dict[str, Matrix] = {}
