@@ -139,7 +139,12 @@ async def _lives(rt: remem.Runtime) -> dict[str, bool]:
 
 
 async def _move_twice(rt: remem.Runtime) -> None:
+    """Lisbon, then a day later Porto (a newer fact wins by time, never by a tie-break)."""
+    clock = rt.clock
+    assert isinstance(clock, ManualClock)
     await rt.controller.record_turn("s1", "I live in Lisbon.", "Nice!")
+    await rt.controller.flush_extraction()
+    clock.advance(timedelta(days=1))
     await rt.controller.record_turn("s2", "I moved to Porto.", "Oh!")
     await rt.controller.flush_extraction()
 
